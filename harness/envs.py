@@ -1,0 +1,120 @@
+"""Environments: a seat in one game, the same protocol for local and live play.
+
+``LocalEnv`` plays the opponent's replies inside ``step`` exactly as the live
+API does: the observation handed back is always the user's turn or a finished
+game. A forced pass of the user (the only legal action is ``{"type": "pass"}``)
+is resolved inside ``step`` too, as the live Totality API resolves it.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from harness.errors import IllegalAction, OpponentError, PlayerError
+from harness.games import Action, Outcome, Rules, State, load as load_game
+from players import Player, load as load_player
+
+PASS: Action = {"type": "pass"}
+
+
+@dataclass(frozen=True)
+class Observation:
+    """What a seat sees after ``reset`` or ``step``."""
+
+    state: State
+    legal_actions: list[Action]
+    done: bool
+    score: float
+    outcome: Outcome | None
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+class Environment(Protocol):
+    """A seat in one game: ``reset`` starts a game, ``step`` plays one user action."""
+
+    rules: Rules
+
+    def reset(self, seed: int) -> Observation: ...
+
+    def step(self, action: Action) -> Observation: ...
+
+
+class LocalEnv:
+    """The local rules plus an opponent player in the other seat.
+
+    Args:
+        game: a game spec (``"totality:easy"``) or loaded rules.
+        opponent: the opponent's spec or player.
+        opening_plies: random plies played by both sides after ``reset``
+            (seeded), for variety from the fixed start positions.
+    """
+
+    def __init__(self, game: str | Rules, opponent: str | Player, opening_plies: int = 0) -> None:
+        self.rules = load_game(game) if isinstance(game, str) else game
+        self.opponent = load_player(opponent, self.rules.name)
+        self.opening_plies = opening_plies
+        self.state: State = None
+        self.actions: list[Action] = []
+        self.opponent_seconds = 0.0
+
+    def reset(self, seed: int) -> Observation:
+        """Start a new game; the opponent's randomness and the opening follow ``seed``."""
+        self.opponent.reset(seed)
+        self.state = self.rules.initial_state()
+        self.actions = []
+        self.opponent_seconds = 0.0
+        opening = random.Random(f"opening:{seed}")
+        for _ in range(self.opening_plies):
+            if self.rules.is_terminal(self.state):
+                break
+            self._apply(opening.choice(self.rules.legal_actions(self.state)))
+        self._advance()
+        return self.observe()
+
+    def step(self, action: Action) -> Observation:
+        """Apply the user's action, then the opponent's replies and forced passes.
+
+        Raises:
+            IllegalAction: the action is not legal; the state is unchanged.
+            OpponentError: the opponent's player failed or replied illegally.
+            ValueError: the game is over.
+        """
+        if self.rules.is_terminal(self.state):
+            raise ValueError("the game is over; call reset() to start another")
+        if self.rules.to_move(self.state) != self.rules.user_side:
+            raise ValueError("it is not the user's turn")
+        self._apply(action)
+        self._advance()
+        return self.observe()
+
+    def observe(self) -> Observation:
+        """The observation of the current state."""
+        rules, state = self.rules, self.state
+        done = rules.is_terminal(state)
+        return Observation(state=state, legal_actions=[] if done else rules.legal_actions(state),
+                           done=done, score=rules.score(state), outcome=rules.outcome(state))
+
+    def _apply(self, action: Action) -> None:
+        self.state = self.rules.apply(self.state, action)
+        self.actions.append(action)
+
+    def _advance(self) -> None:
+        rules = self.rules
+        while not rules.is_terminal(self.state):
+            if rules.to_move(self.state) == rules.user_side:
+                legal = rules.legal_actions(self.state)
+                if legal != [PASS]:
+                    return
+                self._apply(PASS)
+                continue
+            started = time.perf_counter()
+            try:
+                reply = self.opponent.choose(rules, self.state)
+                self._apply(reply)
+            except (IllegalAction, PlayerError) as failure:
+                raise OpponentError(f"opponent {self.opponent.spec} failed: {failure}") from failure
+            finally:
+                self.opponent_seconds += time.perf_counter() - started

@@ -1,0 +1,89 @@
+"""The one error tree of the harness.
+
+Every error the harness raises on purpose is a ``HarnessError``. Bad input
+(an unknown game, a malformed spec, an illegal action, a broken study file)
+is also a ``ValueError`` so plain Python callers can catch it the usual way;
+the CLI turns every ``InvalidInput`` into one line on stderr and exit code 2.
+Foreign errors (SQLAlchemy, httpx, Ray, Optuna) are translated once, at the
+boundary of the module that owns the library, with ``raise ... from``.
+
+::
+
+    HarnessError
+    ├── InvalidInput (ValueError)         bad input: say what is wrong and what is valid
+    │   ├── UnknownGame                   a game name or game config not in the registry
+    │   ├── SpecError                     a player spec: unknown kind, parameter or weight
+    │   ├── IllegalAction                 an action not legal in the given state
+    │   ├── NotationError                 a FEN or state text that cannot be read
+    │   └── StudyFileError                a study file: names the file, the key, the choices
+    ├── PlayerError                       a player failed to produce a move (external engine)
+    │   └── OpponentError                 the opponent seat's player failed inside an environment
+    ├── DatabaseError                     the results database refused or could not be reached
+    ├── ClusterError                      the Ray pool could not run the work
+    └── LiveError                         a live game could not go on
+        ├── TransportError                the server could not be reached in the time allowed
+        ├── ProtocolError                 the server's reply could not be understood
+        └── TrackingError                 no local position fits what the server said
+"""
+
+from __future__ import annotations
+
+
+class HarnessError(Exception):
+    """Base of every error the harness raises on purpose."""
+
+
+class InvalidInput(HarnessError, ValueError):
+    """Input that cannot be used; the message names what is valid."""
+
+
+class UnknownGame(InvalidInput):
+    """A game name or game configuration that is not registered."""
+
+
+class SpecError(InvalidInput):
+    """A player spec that names an unknown kind, parameter or weight."""
+
+
+class IllegalAction(InvalidInput):
+    """An action that is not legal in the state it was applied to."""
+
+
+class NotationError(InvalidInput):
+    """A position text (FEN or serialized state) that cannot be read."""
+
+
+class StudyFileError(InvalidInput):
+    """A study file that is malformed or names unknown weights."""
+
+
+class PlayerError(HarnessError):
+    """A player could not produce a legal move (crash, timeout, garbage)."""
+
+
+class OpponentError(PlayerError):
+    """The opponent's player failed inside an environment's ``step``."""
+
+
+class DatabaseError(HarnessError):
+    """The results database refused an operation or could not be reached."""
+
+
+class ClusterError(HarnessError):
+    """The Ray pool could not run the requested work."""
+
+
+class LiveError(HarnessError):
+    """A live game could not go on."""
+
+
+class TransportError(LiveError):
+    """The server could not be reached within the retry budget."""
+
+
+class ProtocolError(LiveError):
+    """The server's reply could not be understood."""
+
+
+class TrackingError(LiveError):
+    """No local position is consistent with what the server reported."""

@@ -1,0 +1,115 @@
+"""One match: a pure function of its spec, ``play_match(spec) -> MatchResult``.
+
+The player sits in the user's seat of the game (the King's side, the Sun, or
+the configured Chinese chess seat); the opponent in the other. A player that
+fails (an external engine that crashes, times out or answers garbage, or an
+illegal action) loses the match with reason ``player_error``; an opponent that
+fails loses it for its side with reason ``opponent_error``. Nothing else fails.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from harness.envs import LocalEnv
+from harness.errors import IllegalAction, OpponentError, PlayerError
+from harness.games import Action, load as load_game
+from players import load as load_player
+
+
+@dataclass(frozen=True)
+class MatchSpec:
+    """Everything that decides a match; equal specs play identical matches."""
+
+    game: str
+    player: str
+    opponent: str
+    seed: int
+    opening_plies: int = 0
+
+    @property
+    def key(self) -> str:
+        """Deterministic key of this match: the same spec always gives the same key."""
+        return match_key(self)
+
+
+def match_key(spec: MatchSpec) -> str:
+    """A short stable hash of the canonical spec, unique per distinct match in a run."""
+    game = load_game(spec.game).spec
+    text = json.dumps([game, load_player(spec.player).spec, load_player(spec.opponent).spec,
+                       spec.seed, spec.opening_plies], separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:24]
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    """The record of one finished match, from the player's (user's) seat."""
+
+    game: str
+    player: str
+    opponent: str
+    seed: int
+    outcome: str
+    reason: str
+    score: float
+    counters: dict[str, int]
+    actions: list[Action]
+    plies: int
+    duration_s: float
+    player_s: float
+    opponent_s: float
+    key: str
+    opening_plies: int = 0
+    source: str = "local"
+    server_score: float | None = None
+    error: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-able data."""
+        return asdict(self)
+
+
+def play_match(spec: MatchSpec) -> MatchResult:
+    """Play one match locally and return its result."""
+    started = time.perf_counter()
+    rules = load_game(spec.game)
+    player = load_player(spec.player, rules.name)
+    env = LocalEnv(rules, spec.opponent, opening_plies=spec.opening_plies)
+    player.reset(spec.seed)
+    player_s = 0.0
+    error: str | None = None
+    outcome: tuple[str, str] | None = None
+    try:
+        observation = env.reset(spec.seed)
+        while not observation.done:
+            move_started = time.perf_counter()
+            try:
+                action = player.choose(rules, observation.state)
+            finally:
+                player_s += time.perf_counter() - move_started
+            try:
+                observation = env.step(action)
+            except IllegalAction as illegal:
+                raise PlayerError(f"illegal action {action!r}: {illegal}") from illegal
+        outcome = observation.outcome
+    except OpponentError as failure:
+        error, outcome = str(failure), ("win", "opponent_error")
+    except PlayerError as failure:
+        error, outcome = str(failure), ("loss", "player_error")
+    finally:
+        player.close()
+        env.opponent.close()
+    state = env.state
+    score = rules.score(state) if error is None else 0.0
+    return MatchResult(
+        game=rules.spec, player=player.spec, opponent=env.opponent.spec, seed=spec.seed,
+        outcome=outcome[0], reason=outcome[1], score=score, counters=rules.counters(state),
+        actions=list(env.actions), plies=len(env.actions),
+        duration_s=time.perf_counter() - started, player_s=player_s,
+        opponent_s=env.opponent_seconds, key=match_key(spec), opening_plies=spec.opening_plies,
+        error=error)

@@ -1,0 +1,139 @@
+"""The Player protocol: limits, parameters, seeding and the canonical spec.
+
+A player is plain data (its spec) plus a seeded random generator. It is built
+on whichever process plays the match, from the spec, never pickled with live
+objects; ``players.load(p.spec) == p``.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, fields, replace
+from typing import Any, ClassVar
+
+from harness.errors import SpecError
+from harness.games import Action, Rules, State
+
+
+@dataclass(frozen=True)
+class Limits:
+    """When a search stops: by depth, nodes or iterations (deterministic) or time (live).
+
+    ``None`` means no bound of that kind. Time is in seconds per move and is
+    meant for live play only, since it makes a player depend on the clock.
+    """
+
+    depth: int | None = None
+    nodes: int | None = None
+    iterations: int | None = None
+    time: float | None = None
+
+    def merged(self, other: Limits | None) -> Limits:
+        """These limits with every bound that ``other`` sets replacing ours."""
+        if other is None:
+            return self
+        return replace(self, **{f.name: getattr(other, f.name) for f in fields(other)
+                                if getattr(other, f.name) is not None})
+
+
+@dataclass(frozen=True)
+class Param:
+    """One named parameter of a player kind."""
+
+    kind: type
+    default: Any
+    doc: str
+    choices: tuple[Any, ...] | None = None
+
+    def parse(self, player: str, name: str, value: Any) -> Any:
+        """Convert ``value`` to this parameter's type or raise a clear SpecError."""
+        try:
+            if self.kind is bool and isinstance(value, str):
+                if value.lower() not in ("true", "false", "1", "0", "yes", "no"):
+                    raise ValueError(value)
+                parsed: Any = value.lower() in ("true", "1", "yes")
+            elif self.kind is int and isinstance(value, float) and not value.is_integer():
+                raise ValueError(value)
+            else:
+                parsed = self.kind(value) if value is not None else None
+        except (TypeError, ValueError):
+            raise SpecError(f"player {player!r}: parameter {name}={value!r} is not a valid "
+                            f"{self.kind.__name__}") from None
+        if self.choices is not None and parsed not in self.choices:
+            raise SpecError(f"player {player!r}: parameter {name}={value!r} is not valid; "
+                            f"valid values: {', '.join(map(str, self.choices))}")
+        return parsed
+
+
+def format_value(value: Any) -> str:
+    """The canonical text of a parameter value inside a spec string."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return repr(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
+    return str(value)
+
+
+class Player:
+    """Base of every player kind.
+
+    Subclasses set ``kind`` and ``PARAMS`` (and ``PRIMARY`` when a bare value
+    in a spec means one parameter, as in ``gbot:easy``) and implement
+    ``choose``. Weighted players set ``TAKES_WEIGHTS`` and read
+    ``self.weights`` (feature name -> weight, only those given).
+    """
+
+    kind: ClassVar[str] = ""
+    PARAMS: ClassVar[dict[str, Param]] = {}
+    PRIMARY: ClassVar[str | None] = None
+    TAKES_WEIGHTS: ClassVar[bool] = False
+
+    def __init__(self, params: dict[str, Any] | None = None,
+                 weights: dict[str, float] | None = None) -> None:
+        params = dict(params or {})
+        unknown = sorted(set(params) - set(self.PARAMS))
+        if unknown:
+            valid = ", ".join(sorted(self.PARAMS)) or "none"
+            raise SpecError(f"player {self.kind!r} has no parameter {unknown[0]!r}; "
+                            f"valid parameters: {valid}")
+        self.params = {name: p.parse(self.kind, name, params.get(name, p.default))
+                       for name, p in self.PARAMS.items()}
+        if weights and not self.TAKES_WEIGHTS:
+            raise SpecError(f"player {self.kind!r} takes no weights (w.{next(iter(weights))})")
+        self.weights = {name: float(value) for name, value in (weights or {}).items()}
+        self.rng = random.Random(0)
+        self.seed = 0
+
+    @property
+    def spec(self) -> str:
+        """Canonical spec: the kind, then non-default parameters and weights, sorted."""
+        parts = [f"{name}={format_value(value)}" for name, value in sorted(self.params.items())
+                 if value != self.PARAMS[name].default]
+        parts += [f"w.{name}={format_value(value)}" for name, value in sorted(self.weights.items())]
+        return self.kind + (":" + ",".join(parts) if parts else "")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Player) and other.spec == self.spec
+
+    def __hash__(self) -> int:
+        return hash(self.spec)
+
+    def __repr__(self) -> str:
+        return f"<player {self.spec}>"
+
+    def reset(self, seed: int) -> None:
+        """Start a new match: every random choice from here on follows ``seed``."""
+        self.seed = int(seed)
+        self.rng = random.Random(self.seed)
+
+    def limits(self) -> Limits:
+        """The limits of this player's spec (depth, nodes, iterations, time)."""
+        return Limits(**{name: self.params.get(name) for name in ("depth", "nodes", "iterations", "time")
+                         if name in self.params})
+
+    def choose(self, rules: Rules, state: State, limits: Limits | None = None) -> Action:
+        """Return one legal action for the side to move in ``state``."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Release what the player holds (a subprocess, a table); idempotent."""

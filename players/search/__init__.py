@@ -1,0 +1,43 @@
+"""Compiled game-tree searches, one module per game, behind one call.
+
+Each ``players.search.<game>`` module provides::
+
+    search(rules, state, weights, *, depth, nodes, deadline, seed) -> SearchResult
+    GBOT: dict[str, dict]   # level -> {"depth": int, "weights": {...}} for the G-Bot stand-in
+
+``weights`` is the float64 vector of ``players.features.weight_vector``;
+``depth``/``nodes`` bound the search deterministically, ``deadline`` (a
+``time.monotonic()`` instant, live play only) by the clock; ``seed`` breaks
+ties between equally valued moves. The search runs on the engine's compiled
+fast path and returns the chosen action in the public action JSON.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from types import ModuleType
+
+from harness.errors import UnknownGame
+from harness.games import Action
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """What one search decided and what it cost."""
+
+    action: Action
+    value: float
+    depth: int
+    nodes: int
+
+
+def module(game: str) -> ModuleType:
+    """The compiled search module of a game."""
+    name = game.partition(":")[0]
+    try:
+        return importlib.import_module(f"players.search.{name}")
+    except ModuleNotFoundError as error:
+        if error.name != f"players.search.{name}":
+            raise
+        raise UnknownGame(f"no search for game {name!r}") from None
