@@ -97,6 +97,67 @@ def play(game: str, player: str, opponent: str, seed: int, opening_plies: int, s
         click.echo(f"error: {result.error}", err=True)
 
 
+# ---- tuning: tune, report -------------------------------------------------------------
+
+
+@cli.command()
+@click.argument("study")
+@click.option("--trials", type=click.IntRange(1), default=None, help="Total trials the study should hold [default: the file's budget].")
+@click.option("--workers", type=click.IntRange(1), default=None, help="Ray workers of the local pool [default: 2].")
+@click.option("--address", default=None, help="Join a Ray cluster (auto or ray://host:port) instead of a local one.")
+@click.option("--db", "db_url", default=None, envvar="HARNESS_DB", help="Results database URL, also the study's storage [default: sqlite:///harness.db].")
+@click.option("--validate", "validate_only", is_flag=True, help="Only validate STUDY's best trial against the defaults.")
+@click.option("--stale-after", type=click.IntRange(2), default=120, show_default=True, help="Seconds without a heartbeat after which another driver's trial counts as abandoned.")
+def tune(study: str, trials: int | None, workers: int | None, address: str | None, db_url: str | None,
+         validate_only: bool, stale_after: int) -> None:
+    """Tune a player's evaluation weights with Optuna; validate the best and save it as tuned:<study>.
+
+    STUDY is a study file (studies/*.toml); with --validate also the name of a
+    study in the database. Running the same command again resumes the study.
+
+    \b
+    Examples:
+      harness tune studies/demo-totality.toml --workers 2
+      harness tune studies/ravenward.toml --trials 60 --db postgresql://tuner@db/harness
+      harness tune --validate demo-totality
+    """
+    from rich.console import Console
+
+    from harness import tuning
+    console = Console()
+    if validate_only:
+        validation = tuning.validate(study, db_url=db_url, workers=workers, address=address)
+        console.print(tuning.validation_table(validation))
+        return
+    summary = tuning.tune(tuning.load_study_file(study), trials=trials, workers=workers, address=address,
+                          db_url=db_url, grace_period=stale_after)
+    best = "-" if summary.best_value is None else f"{summary.best_value:.3f} (trial {summary.best_trial})"
+    console.print(f"study {summary.study}: {summary.trials_complete} complete, {summary.trials_pruned} pruned, "
+                  f"{summary.trials_failed} failed; {summary.games} games in {summary.seconds:.0f}s; best {best}")
+    if summary.validation is not None:
+        console.print(tuning.validation_table(summary.validation))
+
+
+@cli.command()
+@click.argument("study")
+@click.option("--out", type=click.Path(dir_okay=False), default="report.html", show_default=True, help="HTML file to write.")
+@click.option("--db", "db_url", default=None, envvar="HARNESS_DB", help="Results database URL [default: sqlite:///harness.db].")
+def report(study: str, out: str, db_url: str | None) -> None:
+    """Write a self-contained HTML report of a study: history, importances, scores, leaderboard.
+
+    STUDY is the study's name or its study file.
+
+    \b
+    Example:
+      harness report demo-totality --out report.html
+    """
+    from harness.report import write_report
+    click.echo(f"wrote {write_report(study, out, db_url)}")
+
+
+# ---- end tuning ------------------------------------------------------------------------
+
+
 def main(argv: list[str] | None = None) -> int:
     """Console-script entry point: one line on stderr for every error, never a traceback."""
     try:
