@@ -1,0 +1,156 @@
+"""Study files: every shipped file is valid, and each kind of mistake is one clear error."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness.cli import main
+from harness.errors import StudyFileError
+from harness.tuning import load_study_file, parse_study_file
+from players.features import features
+
+ROOT = Path(__file__).resolve().parents[1]
+STUDIES = sorted((ROOT / "studies").glob("*.toml"))
+GAME = "totality"
+FEATURES = list(features(GAME))
+
+
+def study_text(**replace: str) -> str:
+    """A valid study on Totality; ``replace`` swaps whole lines by their key."""
+    lines = {
+        "name": 'name = "check"',
+        "game": 'game = "totality:easy"',
+        "objective": 'objective = "mean_score"',
+        "player": '[player]\nkind = "alphabeta"\ndepth = 1',
+        "opponent": 'opponent = "greedy"',
+        "budget": "[budget]\ntrials = 4\ngames = 8\nrungs = [2, 4, 8]",
+        "seeds": "[seeds]\ntuning = [0, 100]\nvalidation = [1000, 1100]",
+        "weights": f"[weights]\n{FEATURES[0]} = {{}}",
+    }
+    lines.update(replace)
+    top = [v for k, v in lines.items() if not v.startswith("[") and v]
+    tables = [v for k, v in lines.items() if v.startswith("[")]
+    return "\n".join(top + tables) + "\n"
+
+
+def error_of(text: str) -> str:
+    with pytest.raises(StudyFileError) as caught:
+        parse_study_file(text, "studies/check.toml")
+    message = str(caught.value)
+    assert message.startswith("studies/check.toml: "), message
+    assert "\n" not in message
+    return message
+
+
+@pytest.mark.parametrize("path", STUDIES, ids=lambda p: p.name)
+def test_every_shipped_study_file_is_valid_with_disjoint_seeds(path: Path) -> None:
+    study = load_study_file(path)
+    assert study.name == path.stem
+    assert not set(study.tuning_seeds) & set(study.validation_seeds)
+    assert study.player_spec(study.default_weights())
+
+
+def test_the_required_study_files_are_shipped() -> None:
+    names = {p.stem for p in STUDIES}
+    assert {"totality-wise", "ravenward", "xiangqi", "demo-totality"} <= names
+
+
+def test_a_valid_study_reads_its_budget_seeds_and_weight_ranges() -> None:
+    study = parse_study_file(study_text())
+    feature = features(GAME)[FEATURES[0]]
+    assert study.game == "totality:level=easy"
+    assert study.rungs == (2, 4, 8) and study.games == 8 and study.trials == 4
+    assert (study.weights[0].low, study.weights[0].high, study.weights[0].default) == (
+        feature.low, feature.high, feature.default)
+    assert study.tuning_seeds == range(0, 100) and study.validation_seeds == range(1000, 1100)
+    assert (study.objective, study.sampler, study.pruner) == ("mean_score", "tpe", "wilcoxon")
+
+
+def test_weights_given_as_a_list_of_names_take_the_features_ranges() -> None:
+    study = parse_study_file(study_text(weights=f"weights = {FEATURES[:2]!r}".replace("'", '"')))
+    assert [w.name for w in study.weights] == FEATURES[:2]
+
+
+def test_rungs_default_to_a_geometric_ladder_up_to_the_games() -> None:
+    study = parse_study_file(study_text(budget="[budget]\ntrials = 4\ngames = 128"))
+    assert study.rungs == (8, 32, 128)
+
+
+def test_an_unknown_top_level_key_names_the_key_and_the_valid_keys() -> None:
+    message = error_of(study_text(name='name = "check"\nbugdet = 3'))
+    assert "bugdet: unknown key" in message and "valid: name, description, game" in message
+
+
+def test_an_unknown_weight_names_the_valid_features() -> None:
+    message = error_of(study_text(weights="[weights]\nwobbliness = {}"))
+    assert "weights.wobbliness" in message and ", ".join(FEATURES) in message
+
+
+def test_an_unknown_key_inside_a_weight_names_the_weight_keys() -> None:
+    message = error_of(study_text(weights=f"[weights]\n{FEATURES[0]} = {{ lo = 1 }}"))
+    assert f"weights.{FEATURES[0]}.lo: unknown key; valid: low, high, log, choices" in message
+
+
+def test_overlapping_seed_ranges_are_an_error() -> None:
+    message = error_of(study_text(seeds="[seeds]\ntuning = [0, 100]\nvalidation = [50, 150]"))
+    assert "seeds:" in message and "disjoint" in message
+
+
+@pytest.mark.parametrize("key, value, choices", [
+    ("objective", 'objective = "median"', "mean_score, lcb, rank1_rate, win_rate"),
+    ("sampler", 'sampler = "grid"', "tpe, random, cmaes"),
+    ("pruner", 'pruner = "median"', "wilcoxon, halving, none"),
+])
+def test_an_unknown_choice_names_the_valid_choices(key: str, value: str, choices: str) -> None:
+    message = error_of(study_text(**{key: value}))
+    assert f"{key}: unknown {key}" in message and f"valid: {choices}" in message
+
+
+def test_malformed_toml_is_one_error_naming_the_file() -> None:
+    message = error_of(study_text() + "trials = = 3\n")
+    assert "not valid TOML" in message
+
+
+def test_a_missing_key_is_named() -> None:
+    assert "opponent: missing" in error_of(study_text(opponent=""))
+
+
+def test_halving_needs_rungs_growing_by_one_factor() -> None:
+    message = error_of(study_text(name='name = "check"\npruner = "halving"',
+                                  budget="[budget]\ntrials = 4\nrungs = [2, 5, 8]"))
+    assert "budget.rungs" in message
+
+
+def test_the_last_rung_must_equal_the_games() -> None:
+    assert "budget.rungs" in error_of(study_text(budget="[budget]\ntrials = 4\ngames = 9\nrungs = [2, 8]"))
+
+
+def test_too_few_tuning_seeds_for_the_games_is_an_error() -> None:
+    message = error_of(study_text(seeds="[seeds]\ntuning = [0, 4]\nvalidation = [10, 20]"))
+    assert "seeds.tuning" in message
+
+
+def test_a_range_that_excludes_the_default_is_an_error() -> None:
+    feature = features(GAME)[FEATURES[0]]
+    low, high = feature.default + 1, feature.default + 2
+    message = error_of(study_text(weights=f"[weights]\n{FEATURES[0]} = {{ low = {low}, high = {high} }}"))
+    assert "excludes the default" in message
+
+
+def test_a_bad_player_parameter_names_the_valid_parameters() -> None:
+    message = error_of(study_text(player='[player]\nkind = "alphabeta"\ndeep = 2'))
+    assert "player:" in message and "valid parameters" in message
+
+
+def test_a_player_kind_without_weights_is_refused() -> None:
+    assert "player.kind" in error_of(study_text(player='[player]\nkind = "greedy"'))
+
+
+def test_the_tune_command_turns_a_bad_study_file_into_one_line_and_exit_2(tmp_path, capsys) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text(study_text(sampler='sampler = "grid"'))
+    assert main(["tune", str(path)]) == 2
+    error = capsys.readouterr().err.strip()
+    assert error.count("\n") == 0 and str(path) in error and "valid: tpe, random, cmaes" in error
