@@ -108,8 +108,8 @@ def write_report(reference: str, out: str | Path, db_url: str | None = None) -> 
         figures.append(("Score distribution on the validation seeds", distribution))
     counts = {state: sum(t["state"] == state for t in trials) for state in ("complete", "pruned", "fail")}
     sections.append(
-        f"<p>Game <code>{html.escape(config.game)}</code>, player <code>{html.escape(str(config.player))}"
-        f"</code> against <code>{html.escape(config.opponent)}</code>; objective "
+        f"<p>Game <code>{html.escape(config.game)}</code>, player <code>"
+        f"{html.escape(config.player_spec(config.default_weights()))}</code> (defaults) against <code>{html.escape(config.opponent)}</code>; objective "
         f"<b>{html.escape(config.objective)}</b> over {config.games} tuning games per trial "
         f"(rungs {list(config.rungs)}, pruner {config.pruner}, sampler {config.sampler}). "
         f"Trials: {counts['complete']} complete, {counts['pruned']} pruned, {counts['fail']} failed.</p>")

@@ -37,6 +37,7 @@ import math
 import os
 import random
 import re
+import socket
 import time
 import tomllib
 import warnings
@@ -68,6 +69,11 @@ BUDGET_KEYS = ("trials", "games", "rungs", "parallel")
 SEED_KEYS = ("tuning", "validation")
 WEIGHT_KEYS = ("low", "high", "log", "choices")
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
+VERDICTS = {
+    "better": "the 95% interval of the paired difference lies above 0",
+    "worse": "the 95% interval of the paired difference lies below 0",
+    "not distinguishable": "the 95% interval of the paired difference includes 0",
+}
 RUN_STATUS = {"complete": "done", "pruned": "done", "interrupted": "interrupted"}
 
 
@@ -418,6 +424,8 @@ def _storage(url: str, grace_period: int) -> RDBStorage:
 def _quiet_optuna() -> None:
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
+    # this driver beats the heartbeat itself (ask-and-tell), which Optuna warns is unusual
+    warnings.filterwarnings("ignore", message="Heartbeat of storage is supposed to be used")
 
 
 def _sampler(config: StudyFile, seed: int) -> optuna.samplers.BaseSampler:
@@ -562,6 +570,7 @@ class Driver:
         self.started = time.monotonic()
         self.last_beat = 0.0
         self.failed_seen = -1
+        self.identity = f"{socket.gethostname()}:{os.getpid()}:{id(self):x}"
 
     # -- trial lifecycle
 
@@ -586,6 +595,7 @@ class Driver:
         weights = {w.name: w.suggest(trial) for w in self.config.weights}
         spec = self.config.player_spec(weights)
         trial.set_user_attr("spec", spec)
+        trial.set_user_attr("driver", self.identity)
         run_id = self.db.start_run(
             "study", self.config.game, {"study": self.config.name, "trial": trial.number, "player": spec,
                                         "opponent": self.opponent, "params": weights},
@@ -940,11 +950,12 @@ def validate(config: StudyFile | str, *, db_url: str | None = None, workers: int
         opponent = db.resolve_spec(config.opponent)
         defaults_spec = config.player_spec(config.default_weights())
         tuned_spec = best.user_attrs.get("spec") or config.player_spec(dict(best.params))
-        runs = {"defaults": (defaults_spec, _validation_run(db, config, "defaults", defaults_spec, opponent)),
-                "tuned": (tuned_spec, _validation_run(db, config, f"trial-{best.number}", tuned_spec,
-                                                      opponent))}
+        runs = {"defaults": (defaults_spec, _validation_run(db, config, "defaults", defaults_spec, opponent))}
+        if tuned_spec != defaults_spec:  # the baseline won: nothing else to play
+            runs["tuned"] = (tuned_spec, _validation_run(db, config, f"trial-{best.number}", tuned_spec, opponent))
         with _pool(pool, workers, address) as active_pool:
             values = _validation_values(config, db, active_pool, runs, opponent)
+        values.setdefault("tuned", values["defaults"])
         seeds = list(config.validation_seeds)
         defaults = [values["defaults"][s] for s in seeds]
         tuned = [values["tuned"][s] for s in seeds]
@@ -966,12 +977,11 @@ def validation_table(validation: Validation) -> Any:
     measure = "score" if validation.objective in ("mean_score", "lcb") else validation.objective
     table = Table(title=f"validation of {validation.study}: {validation.games} paired games on "
                         f"{validation.game} vs {validation.opponent}",
-                  caption=f"tuned weights are {validation.verdict.upper()} than the defaults "
-                          f"(95% interval of the paired difference"
-                          f"{' excludes' if validation.verdict != 'not distinguishable' else ' includes'} 0); "
-                          f"saved as {validation.named_player}")
-    for column in ("", f"mean {measure}", "95% interval", "player"):
-        table.add_column(column)
+                  caption=f"tuned vs defaults: {validation.verdict.upper()} ({VERDICTS[validation.verdict]}); "
+                          f"the best trial is saved as {validation.named_player}")
+    for column in ("", f"mean {measure}", "95% interval"):
+        table.add_column(column, no_wrap=True)
+    table.add_column("player", overflow="fold")
     for label, interval, spec in (("defaults", validation.defaults, validation.defaults_spec),
                                   (f"tuned (trial {validation.best_trial})", validation.tuned,
                                    validation.tuned_spec),
@@ -994,9 +1004,11 @@ def study_figures(name: str, db_url: str | None = None) -> list[tuple[str, Any]]
     study = optuna.load_study(study_name=name, storage=_storage(database_url(db_url), 120))
     figures: list[tuple[str, Any]] = [("Optimisation history", visualization.plot_optimization_history(study))]
     try:
-        evaluator = optuna.importance.PedAnovaImportanceEvaluator()
-        figures.append(("Parameter importances",
-                        visualization.plot_param_importances(study, evaluator=evaluator)))
+        with warnings.catch_warnings():  # few trials: PED-ANOVA warns that importances come out equal
+            warnings.simplefilter("ignore")
+            evaluator = optuna.importance.PedAnovaImportanceEvaluator()
+            figures.append(("Parameter importances",
+                            visualization.plot_param_importances(study, evaluator=evaluator)))
     except (ValueError, RuntimeError) as error:
         figures.append((f"Parameter importances unavailable: {error}", None))
     figures.append(("Weights tried (slice)", visualization.plot_slice(study)))
@@ -1009,7 +1021,9 @@ def study_trials(name: str, db_url: str | None = None) -> list[dict[str, Any]]:
     _quiet_optuna()
     study = optuna.load_study(study_name=name, storage=_storage(database_url(db_url), 120))
     return [{"number": t.number, "state": t.state.name.lower(), "value": t.value,
-             "games": t.user_attrs.get("games"), "params": dict(t.params)}
+             "games": t.user_attrs.get("games"), "params": dict(t.params),
+             "retry_of": RetryHeartbeatStaleTrialCallback.retried_trial_number(t),
+             "driver": t.user_attrs.get("driver")}
             for t in study.get_trials(deepcopy=False)]
 
 

@@ -1,0 +1,161 @@
+"""A tiny study end to end on a real local Ray cluster and a real SQLite database.
+
+One study is run once per module and examined by several tests (trials
+recorded, common seeds, baseline first, pruning, validation, the saved
+player); other tests resume it, recover the trials of a driver that died, and
+write its report.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from harness.cluster import Pool, ray_session
+from harness.db import open_database
+from harness.report import write_report
+from harness.tuning import Driver, TuneSummary, open_study, parse_study_file, study_trials, tune, validate
+from players import load as load_player
+from tests.tuning_studies import GAME, HARMED, OPPONENT, tiny_study
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[None]:
+    # four logical CPUs on any machine: two for the shared pool, one each for
+    # the second pools of the tests with a dead or a second driver
+    with ray_session(num_cpus=4):
+        yield
+
+
+@pytest.fixture(scope="module")
+def pool(cluster: None) -> Iterator[Pool]:
+    with Pool(workers=2) as shared:
+        yield shared
+
+
+@pytest.fixture(scope="module")
+def studied(pool: Pool, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, TuneSummary]:
+    url = f"sqlite:///{tmp_path_factory.mktemp('study') / 'harness.db'}"
+    summary = tune(parse_study_file(tiny_study("tiny")), db_url=url, pool=pool, progress=False)
+    return url, summary
+
+
+def test_every_trial_is_recorded_as_a_run_on_the_same_tuning_seeds(studied: tuple[str, TuneSummary]) -> None:
+    url, summary = studied
+    assert summary.trials_complete + summary.trials_pruned == 6
+    trials = {t["number"]: t for t in study_trials("tiny", url)}
+    with open_database(url) as db:
+        for number, trial in trials.items():
+            run = db.run(f"tiny/trial-{number}")
+            assert (run.kind, run.study, run.trial, run.status) == ("study", "tiny", number, "done")
+            seeds = sorted(m.seed for m in db.matches(run_id=run.id))
+            if trial["state"] == "complete":
+                assert seeds == list(range(8))  # common random numbers: the same first 8 tuning seeds
+            else:
+                assert set(seeds) < set(range(8))
+            assert trial["games"] == len([s for s in seeds if s < 8])
+
+
+def test_the_first_trial_is_the_baseline_of_default_weights(studied: tuple[str, TuneSummary]) -> None:
+    from players.features import features
+    url, _ = studied
+    first = study_trials("tiny", url)[0]
+    assert first["number"] == 0
+    assert first["params"] == {w: features(GAME)[w].default for w in HARMED}
+
+
+def test_pruning_stopped_some_trials_early(studied: tuple[str, TuneSummary]) -> None:
+    url, summary = studied
+    assert summary.trials_pruned >= 1
+    pruned = [t for t in study_trials("tiny", url) if t["state"] == "pruned"]
+    assert all(t["games"] < 8 for t in pruned)
+
+
+def test_validation_pairs_the_best_and_the_defaults_and_saves_the_tuned_player(
+        studied: tuple[str, TuneSummary]) -> None:
+    url, summary = studied
+    validation = summary.validation
+    assert validation is not None and validation.games == 16
+    assert validation.best_trial == summary.best_trial
+    assert validation.verdict in ("better", "worse", "not distinguishable")
+    assert validation.defaults.low <= validation.defaults.mean <= validation.defaults.high
+    with open_database(url) as db:
+        assert db.resolve_spec("tuned:tiny") == validation.tuned_spec
+        assert load_player(db.resolve_spec("tuned:tiny"), GAME).spec == validation.tuned_spec
+        for label in ("defaults", f"trial-{validation.best_trial}"):
+            run = db.run(f"tiny/validation/{label}")
+            assert sorted(m.seed for m in db.matches(run_id=run.id)) == list(range(500, 516))
+
+
+def test_validating_again_by_study_name_reuses_the_recorded_games(studied: tuple[str, TuneSummary],
+                                                                   pool: Pool) -> None:
+    url, summary = studied
+    started = pool.stats.matches
+    again = validate("tiny", db_url=url, pool=pool)
+    assert pool.stats.matches == started
+    assert again.difference == summary.validation.difference
+
+
+def test_the_same_command_resumes_the_study_with_a_larger_budget(studied: tuple[str, TuneSummary],
+                                                                 pool: Pool) -> None:
+    url, _ = studied
+    summary = tune(parse_study_file(tiny_study("tiny")), trials=8, db_url=url, pool=pool, progress=False,
+                   validate_best=False)
+    trials = study_trials("tiny", url)
+    assert [t["number"] for t in trials] == list(range(8))
+    assert summary.trials_complete + summary.trials_pruned == 8
+    with open_database(url) as db:
+        assert sum(1 for r in db.runs(kind="study") if r.study == "tiny" and r.trial is not None) == 8
+
+
+def test_the_report_holds_the_plots_and_the_leaderboard(studied: tuple[str, TuneSummary], tmp_path: Path) -> None:
+    url, _ = studied
+    path = write_report("tiny", tmp_path / "report.html", url)
+    page = path.read_text()
+    for title in ("Optimisation history", "Parameter importances", "Score distribution", "Leaderboard",
+                  "tuned:tiny"):
+        assert title in page
+    assert page.count("plotly.js v") == 1  # the library embedded once, for every figure
+    assert page.count('class="plotly-graph-div"') >= 3
+
+
+def test_trials_left_running_by_a_killed_driver_are_failed_and_retried(cluster: None, pool: Pool,
+                                                                       tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'harness.db'}"
+    config = parse_study_file(tiny_study("crash", trials=4))
+    # A driver that dies mid-study: its trials are asked, running, partly
+    # played and recorded, never told; its pool goes away with it.
+    db = open_database(url)
+    with Pool(workers=1) as doomed:
+        dead = Driver(config, open_study(config, url, grace_period=2), db, doomed, target=4, parallel=2,
+                      opponent=OPPONENT)
+        dead.fill()
+        for count, (tag, result) in enumerate(doomed.as_completed()):
+            dead.on_result(tag, result)
+            if count == 2:
+                break
+    db.close()
+    abandoned = {n: dict(run.trial.params) for n, run in dead.active.items()}
+    assert abandoned
+    time.sleep(3)  # longer than the grace period: their heartbeats are stale now
+    summary = tune(config, db_url=url, pool=pool, progress=False, validate_best=False, grace_period=2)
+    trials = study_trials("crash", url)
+    failed = [t for t in trials if t["state"] == "fail"]
+    assert sorted(t["number"] for t in failed) == sorted(abandoned)
+    assert summary.trials_complete + summary.trials_pruned == 4
+    retried = [t for t in trials if t["number"] not in abandoned]
+    for number, params in abandoned.items():
+        assert any(t["params"] == params for t in retried), f"trial {number}'s parameters were not retried"
+    with open_database(url) as db:
+        for number in abandoned:
+            dead_run = db.run(f"crash/trial-{number}")
+            assert dead_run.status == "interrupted"
+            played = {m.seed for m in db.matches(run_id=dead_run.id)}
+            retry = next(t for t in trials if t["retry_of"] == number)
+            assert retry["params"] == abandoned[number]
+            retry_seeds = {m.seed for m in db.matches(run_id=db.run(f"crash/trial-{retry['number']}").id)}
+            assert played <= retry_seeds  # the retry took over the games already played
+
