@@ -412,13 +412,18 @@ def _storage(url: str, grace_period: int) -> RDBStorage:
     heartbeat = max(1, grace_period // 4)
     # the results database waits up to a minute for SQLite's write lock; so does the study
     engine = {"connect_args": {"timeout": 60}} if url.startswith("sqlite") else {"pool_pre_ping": True}
-    try:
-        return RDBStorage(url, engine_kwargs=engine, heartbeat_interval=heartbeat, grace_period=grace_period,
-                          heartbeat_stale_trial_callback=RetryHeartbeatStaleTrialCallback(max_retry=3))
-    except Exception as error:  # SQLAlchemy errors through Optuna: translated once, here
-        from harness.db import mask_url
-        raise HarnessError(f"cannot open the study storage at {mask_url(url)}: "
-                           f"{type(error).__name__}") from error
+    for attempt in range(3):
+        try:
+            return RDBStorage(url, engine_kwargs=engine, heartbeat_interval=heartbeat, grace_period=grace_period,
+                              heartbeat_stale_trial_callback=RetryHeartbeatStaleTrialCallback(max_retry=3))
+        except Exception as error:  # SQLAlchemy errors through Optuna: translated once, here
+            if attempt < 2:  # two drivers creating Optuna's tables at once: the loser finds them made
+                time.sleep(0.5 * (attempt + 1))
+                continue
+            from harness.db import mask_url
+            raise HarnessError(f"cannot open the study storage at {mask_url(url)}: "
+                               f"{type(error).__name__}: {str(error).splitlines()[0][:200]}") from error
+    raise AssertionError("unreachable")
 
 
 def _quiet_optuna() -> None:
@@ -602,8 +607,11 @@ class Driver:
             name=_run_name(self.config.name, trial.number), study=self.config.name, trial=trial.number)
         run = _TrialRun(trial, spec, run_id)
         self.active[trial.number] = run
-        self.reuse_retried(run)
-        self.advance(run)
+        try:
+            self.reuse_retried(run)
+            self.advance(run)
+        except optuna.exceptions.UpdateFinishedTrialError:
+            self.lose(run)
 
     def reuse_retried(self, run: _TrialRun) -> None:
         """A retried trial takes over the matches its failed predecessors recorded (same keys)."""
@@ -711,8 +719,19 @@ class Driver:
         index = self.seeds.index(result.seed)
         if index in run.values:
             return
-        if not self.take(run, index, result):
-            self.advance(run)
+        try:
+            if not self.take(run, index, result):
+                self.advance(run)
+        except optuna.exceptions.UpdateFinishedTrialError:
+            self.lose(run)
+
+    def lose(self, run: _TrialRun) -> None:
+        """Drop a trial someone else finished: another driver took the same enqueued trial (SQLite
+        has no row locks) or failed it as stale. Its games stay recorded in its run."""
+        self.active.pop(run.number, None)
+        self.finished_runs[run.number] = run.run_id
+        self.pool.cancel(run.number)
+        self.db.set_run_status(run.run_id, "interrupted")
 
     def run(self) -> None:
         """Run trials until the budget is taken; on any interruption fail and re-enqueue ours."""

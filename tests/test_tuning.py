@@ -53,10 +53,9 @@ def test_every_trial_is_recorded_as_a_run_on_the_same_tuning_seeds(studied: tupl
             assert (run.kind, run.study, run.trial, run.status) == ("study", "tiny", number, "done")
             seeds = sorted(m.seed for m in db.matches(run_id=run.id))
             if trial["state"] == "complete":
-                assert seeds == list(range(8))  # common random numbers: the same first 8 tuning seeds
-            else:
-                assert set(seeds) < set(range(8))
-            assert trial["games"] == len([s for s in seeds if s < 8])
+                assert seeds == list(range(8)) and trial["games"] == 8  # the same first 8 tuning seeds
+            else:  # pruned: told after fewer games; games already on a worker still finish and are kept
+                assert set(seeds) <= set(range(8)) and trial["games"] < 8
 
 
 def test_the_first_trial_is_the_baseline_of_default_weights(studied: tuple[str, TuneSummary]) -> None:
@@ -71,7 +70,7 @@ def test_pruning_stopped_some_trials_early(studied: tuple[str, TuneSummary]) -> 
     url, summary = studied
     assert summary.trials_pruned >= 1
     pruned = [t for t in study_trials("tiny", url) if t["state"] == "pruned"]
-    assert all(t["games"] < 8 for t in pruned)
+    assert pruned and all(t["games"] < 8 for t in pruned)
 
 
 def test_validation_pairs_the_best_and_the_defaults_and_saves_the_tuned_player(
@@ -85,7 +84,9 @@ def test_validation_pairs_the_best_and_the_defaults_and_saves_the_tuned_player(
     with open_database(url) as db:
         assert db.resolve_spec("tuned:tiny") == validation.tuned_spec
         assert load_player(db.resolve_spec("tuned:tiny"), GAME).spec == validation.tuned_spec
-        for label in ("defaults", f"trial-{validation.best_trial}"):
+        labels = ["defaults"] + ([f"trial-{validation.best_trial}"]
+                                 if validation.tuned_spec != validation.defaults_spec else [])
+        for label in labels:  # when the baseline is the best it is played once
             run = db.run(f"tiny/validation/{label}")
             assert sorted(m.seed for m in db.matches(run_id=run.id)) == list(range(500, 516))
 

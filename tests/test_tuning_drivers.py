@@ -64,4 +64,7 @@ def test_two_drivers_on_one_study_run_distinct_trials_within_one_budget(
     assert all(s.study == "shared" for s in summaries)
     with open_database(database_url) as db:
         recorded = sorted(r.trial for r in db.runs(kind="study") if r.study == "shared")
-    assert recorded == [t["number"] for t in trials]  # every trial's games in its own run
+    # every trial's games in its own run; on SQLite (no row locks) both drivers may take the one
+    # enqueued baseline trial, and the one that finds it finished drops its copy
+    numbers = [t["number"] for t in trials]
+    assert (sorted(set(recorded)) if database_url.startswith("sqlite") else recorded) == numbers

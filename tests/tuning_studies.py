@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-GAME = "totality:easy"
+GAME = "xiangqi"
 # Two weights the tiny study may set to a harmful value (sign flipped), so some
 # trials are clearly worse than the baseline and the pruner has work to do.
-HARMED = ("corners", "mobility")
+HARMED = ("chariot", "horse")
 OPPONENT = "greedy"
 
 
