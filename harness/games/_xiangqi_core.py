@@ -224,6 +224,16 @@ def in_check(board, plist, side):
 
 
 @njit(cache=True)
+def _add_step(board, side, fr, to, moves, n):
+    """Append ``fr -> to`` if ``to`` is empty or holds an enemy piece; returns the new count."""
+    c = COLOR[board[to]]
+    if c == 2 or c == 1 - side:
+        moves[n] = (fr << 8) | to
+        n += 1
+    return n
+
+
+@njit(cache=True)
 def generate(board, plist, side, moves):
     """Write every pseudo-legal move of ``side`` into ``moves``; returns how many.
 
@@ -261,48 +271,30 @@ def generate(board, plist, side, moves):
             for k in range(8):
                 if board[fr + HORSE_LEG[k]] == 0:
                     to = fr + HORSE_JUMP[k]
-                    c = COLOR[board[to]]
-                    if c == 2 or c == 1 - side:
-                        moves[n] = (fr << 8) | to
-                        n += 1
+                    n = _add_step(board, side, fr, to, moves, n)
         elif kind == SOLDIER:
             to = fr + FORWARD[side]
-            c = COLOR[board[to]]
-            if c == 2 or c == 1 - side:
-                moves[n] = (fr << 8) | to
-                n += 1
+            n = _add_step(board, side, fr, to, moves, n)
             if not OWN_HALF[side, fr]:
                 for d in (WEST, EAST):
                     to = fr + d
-                    c = COLOR[board[to]]
-                    if c == 2 or c == 1 - side:
-                        moves[n] = (fr << 8) | to
-                        n += 1
+                    n = _add_step(board, side, fr, to, moves, n)
         elif kind == ELEPHANT:
             for k in range(4):
                 eye = fr + DIAGONAL[k]
                 to = eye + DIAGONAL[k]
                 if board[eye] == 0 and OWN_HALF[side, to]:
-                    c = COLOR[board[to]]
-                    if c == 2 or c == 1 - side:
-                        moves[n] = (fr << 8) | to
-                        n += 1
+                    n = _add_step(board, side, fr, to, moves, n)
         elif kind == ADVISOR:
             for k in range(4):
                 to = fr + DIAGONAL[k]
                 if IN_PALACE[side, to]:
-                    c = COLOR[board[to]]
-                    if c == 2 or c == 1 - side:
-                        moves[n] = (fr << 8) | to
-                        n += 1
+                    n = _add_step(board, side, fr, to, moves, n)
         else:  # GENERAL
             for k in range(4):
                 to = fr + ORTHOGONAL[k]
                 if IN_PALACE[side, to]:
-                    c = COLOR[board[to]]
-                    if c == 2 or c == 1 - side:
-                        moves[n] = (fr << 8) | to
-                        n += 1
+                    n = _add_step(board, side, fr, to, moves, n)
             d = FORWARD[side]
             to = fr + d
             while board[to] == 0:
@@ -337,6 +329,22 @@ def may_expose(move, king, checked):
 
 
 @njit(cache=True)
+def make_legal(board, slot_of, plist, st, move, king, checked, pseudo):
+    """Play ``move`` if it is legal and return its undo word; else leave the position and return -1.
+
+    ``king`` is the mover's general and ``checked`` whether it is in check
+    before the move (see ``may_expose``); with ``pseudo`` every move is legal.
+    """
+    side = st[SIDE]
+    test = (not pseudo) and may_expose(move, king, checked)
+    undo = make(board, slot_of, plist, st, move)
+    if test and is_attacked(board, plist[side * 16], side):
+        unmake(board, slot_of, plist, st, move, undo)
+        return -1
+    return undo
+
+
+@njit(cache=True)
 def generate_legal(board, slot_of, plist, st, moves, pseudo):
     """Write the legal moves of the side to move into ``moves``; returns how many.
 
@@ -354,11 +362,10 @@ def generate_legal(board, slot_of, plist, st, moves, pseudo):
     for i in range(n):
         m = moves[i]
         if may_expose(m, king, checked):
-            undo = make(board, slot_of, plist, st, m)
-            exposed = is_attacked(board, plist[side * 16], side)
-            unmake(board, slot_of, plist, st, m, undo)
-            if exposed:
+            undo = make_legal(board, slot_of, plist, st, m, king, checked, False)
+            if undo < 0:
                 continue
+            unmake(board, slot_of, plist, st, m, undo)
         moves[kept] = m
         kept += 1
     return kept
@@ -416,11 +423,8 @@ def random_move(board, slot_of, plist, st, moves, pseudo, rng):
     while n > 0:
         i = next_random(rng) % n
         m = moves[i]
-        test = (not pseudo) and may_expose(m, king, checked)
-        undo = make(board, slot_of, plist, st, m)
-        if not test or not is_attacked(board, plist[side * 16], side):
+        if make_legal(board, slot_of, plist, st, m, king, checked, pseudo) >= 0:
             return m
-        unmake(board, slot_of, plist, st, m, undo)
         moves[i] = moves[n - 1]
         n -= 1
     return -1

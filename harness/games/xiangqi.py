@@ -36,6 +36,7 @@ Readings of the rules text (``Design``, ``Finish``) chosen where it leaves room:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from numbers import Integral
 from typing import Any
 
 import numpy as np
@@ -96,10 +97,10 @@ def action_index(action: Any) -> int:
     for key in ("from", "to"):
         point = action[key]
         if (not isinstance(point, (list, tuple)) or len(point) != 2
-                or not all(isinstance(x, int) and not isinstance(x, bool) for x in point)
+                or not all(isinstance(x, Integral) and not isinstance(x, bool) for x in point)
                 or not (0 <= point[0] < ROWS and 0 <= point[1] < COLS)):
             raise IllegalAction(f"{key} must be [row 0..9, column 0..8], got {point!r}")
-        index = index * 90 + point[0] * COLS + point[1]
+        index = index * 90 + int(point[0]) * COLS + int(point[1])
     return index
 
 

@@ -25,8 +25,8 @@ from harness.errors import IllegalAction
 from harness.games import Rules, State
 from harness.games import _xiangqi_core as core
 from harness.games._xiangqi_core import (ADVISOR, CANNON, CHARIOT, ELEPHANT, GENERAL, HASH, HORSE,
-                                         INDEX_OF_SQUARE, MAX_MOVES, NSQ, OWN_HALF, SIDE, SOLDIER, generate, generate_legal,
-                                         is_attacked, make, may_expose, unmake)
+                                         INDEX_OF_SQUARE, MAX_MOVES, NSQ, OWN_HALF, SIDE, SOLDIER, generate,
+                                         generate_legal, is_attacked, make, make_legal, unmake)
 from harness.games.xiangqi import MOVE_LIMIT
 from players.features.xiangqi import FEATURES
 from players.search import SearchResult
@@ -180,10 +180,8 @@ def quiesce(board, slot_of, plist, st, alpha, beta, ply, weights, info, move_buf
     king = plist[side * 16]
     for i in range(kept):
         m = _pick(moves, scores, i, kept)
-        test = (not pseudo) and may_expose(m, king, checked)
-        undo = make(board, slot_of, plist, st, m)
-        if test and is_attacked(board, plist[side * 16], side):
-            unmake(board, slot_of, plist, st, m, undo)
+        undo = make_legal(board, slot_of, plist, st, m, king, checked, pseudo)
+        if undo < 0:
             continue
         legal += 1
         value = -quiesce(board, slot_of, plist, st, -beta, -alpha, ply + 1, weights, info,
@@ -239,10 +237,8 @@ def negamax(board, slot_of, plist, st, depth, alpha, beta, ply, weights, info, m
     checked = (not pseudo) and is_attacked(board, king, side)
     for i in range(n):
         m = _pick(moves, scores, i, n)
-        test = (not pseudo) and may_expose(m, king, checked)
-        undo = make(board, slot_of, plist, st, m)
-        if test and is_attacked(board, plist[side * 16], side):
-            unmake(board, slot_of, plist, st, m, undo)
+        undo = make_legal(board, slot_of, plist, st, m, king, checked, pseudo)
+        if undo < 0:
             continue
         legal += 1
         value = -negamax(board, slot_of, plist, st, depth - 1, -beta, -alpha, ply + 1, weights, info,
