@@ -276,6 +276,20 @@ def test_illegal_or_malformed_actions_raise_illegal_action(action):
     assert STRICT.to_fen(state) == START_FEN
 
 
+def test_platform_board_of_marks_reads_into_the_same_state():
+    state = play(STRICT, STRICT.initial_state(), ((7, 1), (7, 4)), ((0, 1), (2, 2)))
+    board = [{"mark": "", "side": ""} for _ in range(90)]
+    for index, code in enumerate(state.cells):
+        if code:
+            side = "red" if code < 8 else "black"
+            board[index] = {"mark": "帥仕相馬車炮兵將士象馬車砲卒"[(code & 7) - 1 + (7 if code > 8 else 0)],
+                            "side": side}
+    assert STRICT.from_marks(board, side=0, ply=2, halfmove=2) == state
+    board[0] = {"mark": "帥", "side": "black"}
+    with pytest.raises(NotationError):
+        STRICT.from_marks(board, side=0, ply=2)
+
+
 def test_render_shows_the_platform_marks_with_sides_or_fen_letters():
     text = STRICT.render(STRICT.initial_state())
     assert "車b馬b象b士b將b士b象b馬b車b" in text and "車r馬r相r仕r帥r仕r相r馬r車r" in text
