@@ -388,6 +388,11 @@ def _negamax(st, depth, alpha, beta, side, weights, moves, keys, undos, killers,
     value = 0.0
     while True:
         if mode == ENTER:
+            if node_limit > 0 and counters[0] >= node_limit:
+                counters[1] = 1
+                for back in range(ply - 1, 0, -1):
+                    core.unmake(st, undos[back])
+                return 0.0
             counters[0] += 1
             if st[core.STATUS] != PLAYING:
                 value = terminal_value(st, weights)
@@ -399,11 +404,6 @@ def _negamax(st, depth, alpha, beta, side, weights, moves, keys, undos, killers,
                 value = value if f_side[ply] == 0 else -value
                 mode = RETURN
                 continue
-            if node_limit > 0 and counters[0] >= node_limit:
-                counters[1] = 1
-                for back in range(ply - 1, 0, -1):
-                    core.unmake(st, undos[back])
-                return 0.0
             key = st[core.HASH] ^ PLY_KEYS[st[core.PLY]]
             f_key[ply] = key
             table_move, cut = _probe(tt_entry, tt_value, key, key & ((1 << TT_BITS) - 1), age, f_depth[ply],
