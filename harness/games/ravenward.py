@@ -326,8 +326,8 @@ def make_state(cells: tuple[int, ...], *, side: int = 0, ply: int = 0, moves: in
         raise NotationError(f"side must be 0 or 1 and ply 0..60, got side={side}, ply={ply}")
     if reason is not None and reason not in REASON_CODES:
         raise NotationError(f"unknown reason {reason!r}; valid: {', '.join(REASON_CODES)}")
-    if len(history) > core.HIST_CAPACITY or any(len(k) != core.PIECES + 1 for k in history):
-        raise NotationError("history keys are 13 cells and the side to move, at most 64 of them")
+    if len(history) > ply or any(len(k) != core.PIECES + 1 for k in history):
+        raise NotationError("history keys are 13 cells and the side to move, one at most per ply played")
     return RavenwardState(cells, side, ply, moves, reason, tuple(tuple(k) for k in history))
 
 

@@ -39,7 +39,7 @@ from harness.games.ravenward import decode, to_array
 from players.features.ravenward import FEATURES, INDEX
 from players.search import SearchResult
 
-GBOT = {"default": {"depth": 4, "weights": {}}}
+GBOT = {"default": {"depth": 5, "weights": {}}}
 
 MAX_DEPTH = 64
 TT_BITS = 18
