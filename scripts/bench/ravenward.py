@@ -1,7 +1,8 @@
 """Ravenward engine and search speed: ``run(seconds) -> dict`` for ``scripts/bench_engines.py``.
 
 Measures, on one core after a warm-up call that compiles (or loads) the
-numba code:
+numba code, per second of this process's CPU time (``time.process_time``),
+so that other work sharing the machine does not distort the figures:
 
 - ``playouts_per_s``: seeded uniformly random games from the start on the
   compiled fast path (``random_games``);
@@ -24,10 +25,10 @@ import numpy as np
 def _rate(step, seconds: float) -> tuple[float, int]:
     """Call ``step()`` (returning work done) until ``seconds`` pass; (work per second, work)."""
     done = 0
-    started = time.perf_counter()
+    started = time.process_time()
     while True:
         done += step()
-        elapsed = time.perf_counter() - started
+        elapsed = time.process_time() - started
         if elapsed >= seconds:
             return done / elapsed, done
 
@@ -57,22 +58,22 @@ def run(seconds: float = 3.0) -> dict:
     st = np.empty(core.SIZE, dtype=np.int64)
     core.initial(st)
     counts = {depth: int(core.perft(st, depth)) for depth in range(1, 5)}
-    started = time.perf_counter()
+    started = time.process_time()
     depth = 5
     leaves = int(core.perft(st, depth))
-    perft_seconds = time.perf_counter() - started
+    perft_seconds = time.process_time() - started
     counts[depth] = leaves
 
     weights = weight_vector("ravenward")
     state = rules.initial_state()
     search.search(rules, state, weights, depth=2)
     searched = 0
-    started = time.perf_counter()
+    started = time.process_time()
     search_depth = 0
-    while time.perf_counter() - started < seconds and search_depth < 8:
+    while time.process_time() - started < seconds and search_depth < 8:
         search_depth += 1
         searched += search.search(rules, state, weights, depth=search_depth, seed=1).nodes
-    search_seconds = time.perf_counter() - started
+    search_seconds = time.process_time() - started
 
     return {
         "game": "ravenward",
