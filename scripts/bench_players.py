@@ -16,35 +16,18 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import statistics
 import sys
 import time
 
 import players
-from harness.games import Rules, State, load as load_game, names as game_names
+from harness.games import Rules, State, load as load_game
+from harness.testing import random_positions
 from players import search as searches
 from players.features import weight_vector
 from players.mcts import compiled_rollout
 
 MCTS_ITERATIONS = 200
-
-
-def positions(rules: Rules, count: int, seed: int = 0) -> list[State]:
-    """The start position and ``count - 1`` positions after 4, 8, ... seeded random plies."""
-    found = [rules.initial_state()]
-    rng = random.Random(seed)
-    plies = 4
-    while len(found) < count:
-        state = rules.initial_state()
-        for _ in range(plies):
-            if rules.is_terminal(state):
-                break
-            state = rules.apply(state, rng.choice(rules.legal_actions(state)))
-        if not rules.is_terminal(state):
-            found.append(state)
-        plies += 4
-    return found
 
 
 def bench_alphabeta(rules: Rules, states: list[State], seconds: float) -> dict:
@@ -81,7 +64,7 @@ def run(games: list[str], seconds: float, count: int) -> dict:
     report: dict = {"seconds_per_move": seconds, "positions": count, "games": {}}
     for game in games:
         rules = load_game(game)
-        states = positions(rules, count)
+        states = random_positions(rules, count)
         report["games"][rules.spec] = {
             "alphabeta": bench_alphabeta(rules, states, seconds),
             "mcts_random_iterations_per_s": bench_mcts(rules, states, f"mcts:iterations={MCTS_ITERATIONS}"),
@@ -92,18 +75,6 @@ def run(games: list[str], seconds: float, count: int) -> dict:
     return report
 
 
-def searchable_games() -> list[str]:
-    """Games whose compiled search module exists."""
-    found = []
-    for game in game_names():
-        try:
-            searches.module(game)
-        except ValueError:
-            continue
-        found.append(game)
-    return found
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("games", nargs="*", help="game specs (default: every game with a search)")
@@ -111,7 +82,7 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=1.0, help="alpha-beta time per move")
     parser.add_argument("--positions", type=int, default=4, help="positions per game")
     args = parser.parse_args()
-    print(json.dumps(run(args.games or searchable_games(), args.seconds, args.positions)))
+    print(json.dumps(run(args.games or searches.available(), args.seconds, args.positions)))
     return 0
 
 
