@@ -216,9 +216,11 @@ def test_a_failing_engine_in_the_opponent_seat_loses_for_the_opponent(tmp_path):
 
 def test_the_command_runs_without_a_shell(tmp_path):
     marker = tmp_path / "injected"
-    player = players.load(f"external:command=echo hi; touch {marker},timeout=2")
+    code = "import sys; sys.stdin.readline(); print(sys.argv[1:], flush=True)"
+    spec = "external:command=" + json.dumps(shlex.join([sys.executable, "-c", code]) + f" ; touch {marker}")
+    player = players.load(spec + ",timeout=20")
     rules = load_game(GAME)
-    with pytest.raises(PlayerError, match="not JSON"):
+    with pytest.raises(PlayerError, match=r"not JSON: .*\[';', 'touch', "):
         player.choose(rules, rules.initial_state())
     player.close()
     assert not marker.exists()
