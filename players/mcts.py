@@ -8,7 +8,8 @@ the new position and backs the value up. The value of a position comes from
   has one, else a plain Python playout through the Rules protocol;
 - ``rollout=eval``: the game's evaluation, a ``depth=eval_depth`` alpha-beta
   search with the spec's weights, squashed to a win probability by a
-  logistic of ``eval_scale`` (evaluation-guided, no playout).
+  logistic of ``eval_scale`` (default: the game's ``EVAL_SCALES`` entry),
+  evaluation-guided, no playout.
 
 Finished games are valued by their result and documented score, both taken
 from the user's seat and turned into the side to move's view, so among wins
@@ -32,6 +33,10 @@ from players.base import Limits, Param, Player
 from players.features import weight_vector
 
 RESULT_BANDS = {"loss": 0.0, "draw": 1.0, "win": 2.0}
+# Evaluation units that make one logistic unit (about a 73% win chance), per game: Ravenward's
+# evaluation is in score points (a defender is 10), Totality's in square values (a corner is
+# 100), Chinese chess's in pawns.
+EVAL_SCALES = {"ravenward": 20.0, "totality": 50.0, "xiangqi": 1.5}
 # A playout that outlives this many plies is scored as a draw (the games end long before).
 MAX_PLAYOUT_PLIES = 10_000
 
@@ -93,7 +98,8 @@ class MCTSPlayer(Player):
         "rollout": Param(str, "random", "leaf value: random playout or the evaluation",
                          choices=("random", "eval")),
         "eval_depth": Param(int, 1, "alpha-beta depth of the evaluation (rollout=eval)", minimum=1),
-        "eval_scale": Param(float, 1.0, "evaluation units per logistic unit (rollout=eval)", minimum=1e-9),
+        "eval_scale": Param(float, None, "evaluation units per logistic unit (rollout=eval; "
+                            "default: the game's EVAL_SCALES entry)", minimum=1e-9),
     }
 
     def choose(self, rules: Rules, state: State, limits: Limits | None = None) -> Action:
@@ -154,7 +160,8 @@ class MCTSPlayer(Player):
         if self.params["rollout"] == "eval":
             search = searches.module(rules.name).search
             weights = weight_vector(rules.name, self.weights)
-            depth, scale = self.params["eval_depth"], self.params["eval_scale"]
+            depth = self.params["eval_depth"]
+            scale = self.params["eval_scale"] or EVAL_SCALES.get(rules.name, 1.0)
 
             def evaluate(state: State) -> float:
                 if rules.is_terminal(state):
