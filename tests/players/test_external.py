@@ -6,13 +6,13 @@ import json
 import os
 import pathlib
 import shlex
-import subprocess
 import sys
 import textwrap
 
 import pytest
 
 import players
+from harness.cli import main
 from harness.errors import PlayerError
 from harness.games import load as load_game
 from harness.match import MatchSpec, play_match
@@ -76,13 +76,11 @@ def test_example_engine_first_strategy_always_takes_the_first_legal_action():
         state = rules.apply(state, action)
 
 
-def test_example_engine_plays_through_the_cli():
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    run = subprocess.run([sys.executable, "-m", "harness.cli", "play", GAME, "--player", command(EXAMPLE),
-                          "--opponent", "random", "--seed", "3", "--json"],
-                         capture_output=True, text=True, env=env, timeout=120, cwd=ROOT)
-    assert run.returncode == 0, run.stderr
-    result = json.loads(run.stdout)
+def test_example_engine_plays_through_the_cli(capsys):
+    code = main(["play", GAME, "--player", command(EXAMPLE), "--opponent", "random", "--seed", "3", "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0 and err == ""
+    result = json.loads(out)
     assert result["player"].startswith("external:command=") and result["error"] is None
     assert result["outcome"] in ("win", "draw", "loss") and result["plies"] == len(result["actions"])
 
