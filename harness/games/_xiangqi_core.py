@@ -411,8 +411,8 @@ def playout(board, slot_of, plist, st, plies_left, pseudo, rng, moves):
         if m < 0:
             return 1 - side, ply
     side = st[SIDE]
-    if plist[side * 16] == 0:
-        return 1 - side, plies_left
+    if plist[side * 16] == 0 or generate_legal(board, slot_of, plist, st, moves, pseudo) == 0:
+        return 1 - side, plies_left  # an ending on the last ply beats the limit
     return 2, plies_left
 
 
