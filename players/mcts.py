@@ -110,18 +110,14 @@ class MCTSPlayer(Player):
         deadline = time.monotonic() + bounds.time if bounds.time is not None else None
         iterations = bounds.iterations if deadline is None else None
         leaf_value = self._leaf_valuer(rules)
-        root = Node(state, -1, self._shuffled(legal))
+        root = Node(state, -1, list(legal))
         done = 0
         while (iterations is None or done < iterations) and (deadline is None or time.monotonic() < deadline):
             self._iterate(rules, root, leaf_value)
             done += 1
+        # Most visited, then best valued; remaining ties go to the earlier (seeded) expansion.
         best = max(root.children, key=lambda child: (child[1].visits, child[1].total))
         return best[0]
-
-    def _shuffled(self, actions: list[Action]) -> list[Action]:
-        actions = list(actions)
-        self.rng.shuffle(actions)
-        return actions
 
     def _iterate(self, rules: Rules, root: Node, leaf_value: Callable[[State], float]) -> None:
         """One selection, expansion, valuation and backup."""
@@ -131,11 +127,14 @@ class MCTSPlayer(Player):
             node = self._select(node)
             path.append(node)
         if node.untried:
-            action = node.untried.pop()
+            untried = node.untried  # take a seeded random one: swap it to the end, pop it
+            pick = self.rng.randrange(len(untried))
+            untried[pick], untried[-1] = untried[-1], untried[pick]
+            action = untried.pop()
             child_state = rules.apply(node.state, action)
             terminal = rules.is_terminal(child_state)
             child = Node(child_state, rules.to_move(node.state),
-                         [] if terminal else self._shuffled(rules.legal_actions(child_state)))
+                         [] if terminal else rules.legal_actions(child_state))
             node.children.append((action, child))
             node = child
             path.append(node)
