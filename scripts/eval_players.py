@@ -8,8 +8,10 @@ levels, Chinese chess in both seats):
 
 - alphabeta at default depth and weights vs random, and vs greedy;
 - alphabeta at the G-Bot stand-in's depth with default weights vs the stand-in;
-- reference: alphabeta at the stand-in's depth with the stand-in's own weights
-  vs the stand-in (what the stand-in's evaluation scores against itself).
+- reference: alphabeta with every setting of the stand-in (depth, weights,
+  endgame) vs the stand-in: what the stand-in's own evaluation scores against
+  it (left out where the stand-in uses the default weights, as it equals the
+  row above).
 
 Each row plays ``--matches`` seeded matches (seeds 0..N-1, two random opening
 plies for variety) and shows the mean documented score with its 95% interval
@@ -37,7 +39,6 @@ from harness.match import MatchResult, MatchSpec, play_match
 from harness.testing import random_positions
 import players
 from players import search as searches
-from players.base import format_value
 from players.features import weight_vector
 
 SEATS = {"ravenward": ["ravenward"], "totality": ["totality", "totality:easy"],
@@ -57,22 +58,26 @@ class Row:
 
 
 def gbot_reference_spec(game: str) -> tuple[int, str]:
-    """The stand-in's depth and an alphabeta spec with the stand-in's depth and weights."""
-    settings = players.load("gbot").settings(load_game(game))
-    weights = "".join(f",w.{name}={format_value(float(value))}"
-                      for name, value in sorted((settings.get("weights") or {}).items()))
-    return settings["depth"], f"alphabeta:depth={settings['depth']}{weights}"
+    """The stand-in's depth, and an alphabeta spec with every setting of the stand-in
+    (depth, weights and extras such as Totality's ``endgame``): its own evaluation."""
+    settings = dict(players.load("gbot").settings(load_game(game)))
+    weights = {f"w.{name}": value for name, value in (settings.pop("weights", None) or {}).items()}
+    return settings["depth"], players.load({"kind": "alphabeta", **settings, **weights}).spec
 
 
 def rows_for(game: str) -> list[Row]:
-    """The four rows of one game seat."""
+    """The rows of one game seat (three when the stand-in's evaluation is the default one)."""
     depth, reference = gbot_reference_spec(game)
-    return [
+    same_depth = players.load(f"alphabeta:depth={depth}").spec
+    rows = [
         Row("alphabeta vs random", game, "alphabeta", "random"),
         Row("alphabeta vs greedy", game, "alphabeta", "greedy"),
-        Row(f"alphabeta depth {depth} vs gbot", game, f"alphabeta:depth={depth}", "gbot"),
-        Row(f"reference: gbot's eval depth {depth} vs gbot", game, reference, "gbot"),
+        Row(f"alphabeta depth {depth} vs gbot", game, same_depth, "gbot"),
     ]
+    if reference == same_depth:
+        return rows[:2] + [Row(f"alphabeta depth {depth} vs gbot (= reference: gbot uses the default weights)",
+                               game, same_depth, "gbot")]
+    return rows + [Row(f"reference: gbot's own evaluation at depth {depth} vs gbot", game, reference, "gbot")]
 
 
 def summarise(results: list[MatchResult]) -> dict:
@@ -97,7 +102,7 @@ def depth_under(game: str, budget: float, positions: int = 5) -> dict:
     weights = weight_vector(rules.name)
     states = random_positions(rules, positions, seed=1, step=6)
     search(rules, states[0], weights, depth=1, nodes=None, deadline=None, seed=0)  # compile / warm up
-    best, best_time, nodes_per_s = 0, 0.0, float("inf")
+    best, best_time, nodes_per_s = 0, 0.0, 0.0
     for depth in range(1, MAX_DEPTH + 1):
         slowest, nodes, elapsed = 0.0, 0, 0.0
         for seed, state in enumerate(states):
@@ -109,11 +114,9 @@ def depth_under(game: str, budget: float, positions: int = 5) -> dict:
                 break
         if slowest >= budget:
             break
-        best, best_time = depth, slowest
-        if elapsed > 0.05:
-            nodes_per_s = min(nodes_per_s, nodes / elapsed)
-    return {"game": rules.spec, "depth": best, "slowest_s": best_time,
-            "nodes": int(nodes_per_s * budget) if nodes_per_s != float("inf") else None}
+        best, best_time, nodes_per_s = depth, slowest, nodes / elapsed
+    # The node limit that fits the budget at the speed of the deepest depth that did.
+    return {"game": rules.spec, "depth": best, "slowest_s": best_time, "nodes": int(nodes_per_s * budget)}
 
 
 def evaluate(rows: list[Row], matches: int, workers: int) -> list[dict]:
