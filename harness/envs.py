@@ -86,6 +86,10 @@ class LocalEnv:
             raise ValueError("the game is over; call reset() to start another")
         if self.rules.to_move(self.state) != self.rules.user_side:
             raise ValueError("it is not the user's turn")
+        legal = self.rules.legal_actions(self.state)
+        if action not in legal:
+            raise IllegalAction(f"{action!r} is not legal here; legal actions: "
+                                f"{', '.join(map(str, legal[:8]))}{' ...' if len(legal) > 8 else ''}")
         self._apply(action)
         self._advance()
         return self.observe()
@@ -113,8 +117,10 @@ class LocalEnv:
             started = time.perf_counter()
             try:
                 reply = self.opponent.choose(rules, self.state)
-                self._apply(reply)
-            except (IllegalAction, PlayerError) as failure:
+            except PlayerError as failure:
                 raise OpponentError(f"opponent {self.opponent.spec} failed: {failure}") from failure
             finally:
                 self.opponent_seconds += time.perf_counter() - started
+            if reply not in rules.legal_actions(self.state):
+                raise OpponentError(f"opponent {self.opponent.spec} chose the illegal action {reply!r}")
+            self._apply(reply)

@@ -62,6 +62,24 @@ def _sort_key(rules: Rules):
     return sort_key if sort_key is not None else (lambda a: json.dumps(a, sort_keys=True))
 
 
+def random_positions(rules: Rules, count: int, seed: int = 0, step: int = 4) -> list:
+    """The start position and ``count - 1`` live positions after ``step``, ``2 * step``, ...
+    seeded random plies: fixed, varied positions for benchmarks and player checks."""
+    found = [rules.initial_state()]
+    rng = random.Random(seed)
+    for attempt in range(1, 50 * count):
+        if len(found) >= count:
+            break
+        state = rules.initial_state()
+        for _ in range(step * (1 + attempt % (count - 1 or 1))):
+            if rules.is_terminal(state):
+                break
+            state = rules.apply(state, rng.choice(rules.legal_actions(state)))
+        if not rules.is_terminal(state):
+            found.append(state)
+    return found
+
+
 def check_player(player: Player, rules: Rules, games: int = 3, seed: int = 0, max_plies: int = 1000) -> None:
     """The player returns a legal action on every position of seeded random-ish games
     (it plays one side, random play the other), and the same seed gives the same moves."""

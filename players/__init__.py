@@ -62,13 +62,14 @@ def load(spec: str | dict[str, Any] | Player, game: str | None = None) -> Player
 
 
 def check_weights(player: Player, game: str) -> None:
-    """Raise SpecError if the player's weights are not features of ``game``."""
-    if not player.weights:
-        return
-    from players.features import feature_names
-    name = game.partition(":")[0]
-    valid = feature_names(name)
-    for weight in player.weights:
-        if weight not in valid:
-            raise SpecError(f"{name} has no evaluation feature {weight!r}; valid features: "
-                            f"{', '.join(valid)}")
+    """Raise SpecError if the player's weights are not features of ``game``.
+
+    Raises:
+        UnknownGame: ``game`` is not a registered game spec (the message lists them).
+        SpecError: a weight that is not one of the game's features (the message lists them).
+    """
+    from harness.games import parse_spec
+    from players.features import weight_vector
+    name, _ = parse_spec(game)
+    if player.weights:
+        weight_vector(name, player.weights)

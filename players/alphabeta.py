@@ -23,11 +23,12 @@ class AlphaBetaPlayer(Player):
     kind = "alphabeta"
     TAKES_WEIGHTS = True
     PARAMS = {
-        "depth": Param(int, 4, "maximum search depth in plies"),
-        "nodes": Param(int, None, "node budget per move (deterministic)"),
-        "time": Param(float, None, "seconds per move (live play only)"),
+        "depth": Param(int, 4, "maximum search depth in plies", minimum=1),
+        "nodes": Param(int, None, "node budget per move (deterministic)", minimum=1),
+        "time": Param(float, None, "seconds per move (live play only)", minimum=0.0),
         "endgame": Param(int, None, "solve exactly once at most this many cells are empty "
-                                    "(games with an endgame solver: Totality; default: the game's)"),
+                                    "(games with an endgame solver: Totality; default: the game's)",
+                         minimum=0),
     }
 
     def choose(self, rules: Rules, state: State, limits: Limits | None = None) -> Action:

@@ -7,6 +7,8 @@ objects; ``players.load(p.spec) == p``.
 
 from __future__ import annotations
 
+import json
+import math
 import random
 from dataclasses import dataclass, fields, replace
 from typing import Any, ClassVar
@@ -44,6 +46,7 @@ class Param:
     default: Any
     doc: str
     choices: tuple[Any, ...] | None = None
+    minimum: float | None = None
 
     def parse(self, player: str, name: str, value: Any) -> Any:
         """Convert ``value`` to this parameter's type or raise a clear SpecError."""
@@ -52,6 +55,8 @@ class Param:
                 if value.lower() not in ("true", "false", "1", "0", "yes", "no"):
                     raise ValueError(value)
                 parsed: Any = value.lower() in ("true", "1", "yes")
+            elif self.kind in (int, float) and isinstance(value, bool):
+                raise ValueError(value)
             elif self.kind is int and isinstance(value, float) and not value.is_integer():
                 raise ValueError(value)
             else:
@@ -62,16 +67,40 @@ class Param:
         if self.choices is not None and parsed not in self.choices:
             raise SpecError(f"player {player!r}: parameter {name}={value!r} is not valid; "
                             f"valid values: {', '.join(map(str, self.choices))}")
+        if self.minimum is not None and parsed is not None and not parsed >= self.minimum:
+            raise SpecError(f"player {player!r}: parameter {name}={value!r} is out of range; "
+                            f"valid values: at least {format_value(self.minimum)}")
         return parsed
 
 
 def format_value(value: Any) -> str:
-    """The canonical text of a parameter value inside a spec string."""
+    """The canonical text of a parameter value inside a spec string.
+
+    Text that the spec grammar would misread (a comma, a double quote, or
+    spaces at either end) is written as a JSON string, which ``spec.parse``
+    reads back, so every spec round-trips.
+    """
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float):
         return repr(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
-    return str(value)
+    text = str(value)
+    if "," in text or '"' in text or text != text.strip():
+        return json.dumps(text)
+    return text
+
+
+def parse_weight(player: str, name: str, value: Any) -> float:
+    """A weight value as a finite float, or a SpecError naming the weight."""
+    try:
+        if isinstance(value, bool):
+            raise ValueError(value)
+        weight = float(value)
+    except (TypeError, ValueError):
+        raise SpecError(f"player {player!r}: weight w.{name}={value!r} is not a number") from None
+    if not math.isfinite(weight):
+        raise SpecError(f"player {player!r}: weight w.{name}={value!r} is not a finite number")
+    return weight
 
 
 class Player:
@@ -100,7 +129,7 @@ class Player:
                        for name, p in self.PARAMS.items()}
         if weights and not self.TAKES_WEIGHTS:
             raise SpecError(f"player {self.kind!r} takes no weights (w.{next(iter(weights))})")
-        self.weights = {name: float(value) for name, value in (weights or {}).items()}
+        self.weights = {name: parse_weight(self.kind, name, value) for name, value in (weights or {}).items()}
         self.rng = random.Random(0)
         self.seed = 0
 

@@ -20,7 +20,8 @@ class GBotPlayer(Player):
     """The G-Bot stand-in of whichever game it is asked to play."""
 
     kind = "gbot"
-    PARAMS = {"level": Param(str, "auto", "stand-in level: auto (the game's own), easy, wise or default")}
+    PARAMS = {"level": Param(str, "auto", "stand-in level: auto (the game's own), easy, wise or default",
+                             choices=("auto", "default", "easy", "wise"))}
 
     def settings(self, rules: Rules) -> dict:
         """The depth and weights of this stand-in for ``rules``."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from harness.errors import SpecError
@@ -23,17 +24,22 @@ def parse(spec: str | dict[str, Any], primary: dict[str, str | None]) -> tuple[s
     if isinstance(spec, dict):
         data = dict(spec)
         kind = str(data.pop("kind", "") or "")
-        weights = dict(data.pop("weights", {}) or {})
+        table = data.pop("weights", {}) or {}
+        if not isinstance(table, dict):
+            raise SpecError(f"player spec {spec!r}: weights must be a table of feature = number")
+        weights = dict(table)
         params: dict[str, Any] = {}
         for key, value in data.items():
             if key.startswith("w."):
+                if key[2:] in weights:
+                    raise SpecError(f"player spec {spec!r}: weight {key[2:]} given twice")
                 weights[key[2:]] = value
             else:
                 params[key] = value
     elif isinstance(spec, str):
         kind, _, rest = spec.strip().partition(":")
         params, weights = {}, {}
-        for part in filter(None, (p.strip() for p in rest.split(","))):
+        for part in filter(None, (p.strip() for p in split_parts(spec, rest))):
             key, eq, value = part.partition("=")
             key, value = key.strip(), value.strip()
             if not eq:
@@ -43,6 +49,7 @@ def parse(spec: str | dict[str, Any], primary: dict[str, str | None]) -> tuple[s
                 key, value = bare, part
             elif not key or not value:
                 raise SpecError(f"player spec {spec!r}: {part!r} is not key=value")
+            value = unquote(spec, value)
             target = weights if key.startswith("w.") else params
             name = key[2:] if key.startswith("w.") else key
             if name in target:
@@ -53,3 +60,50 @@ def parse(spec: str | dict[str, Any], primary: dict[str, str | None]) -> tuple[s
     if kind not in primary:
         raise SpecError(f"unknown player kind {kind!r}; valid kinds: {', '.join(sorted(primary))}")
     return kind, params, weights
+
+
+
+def split_parts(spec: str, rest: str) -> list[str]:
+    """Split the text after ``kind:`` at commas outside double-quoted values.
+
+    Raises:
+        SpecError: a double quote that is never closed.
+    """
+    parts, current = [], []
+    quoted = escaped = False
+    for char in rest:
+        if quoted:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                quoted = False
+        elif char == '"':
+            quoted = True
+        elif char == ",":
+            parts.append("".join(current))
+            current = []
+            continue
+        current.append(char)
+    if quoted:
+        raise SpecError(f"player spec {spec!r}: a double quote is never closed")
+    parts.append("".join(current))
+    return parts
+
+
+def unquote(spec: str, value: str) -> str:
+    """A value as written: a double-quoted value is read as a JSON string.
+
+    Raises:
+        SpecError: a quoted value that is not a valid JSON string.
+    """
+    if not value.startswith('"'):
+        return value
+    try:
+        text = json.loads(value)
+    except json.JSONDecodeError:
+        text = None
+    if not isinstance(text, str):
+        raise SpecError(f"player spec {spec!r}: {value} is not a valid quoted value")
+    return text

@@ -41,3 +41,16 @@ def module(game: str) -> ModuleType:
         if error.name != f"players.search.{name}":
             raise
         raise UnknownGame(f"no search for game {name!r}") from None
+
+
+def available() -> list[str]:
+    """The registered games that have a search module, sorted."""
+    from harness.games import names
+    found = []
+    for name in names():
+        try:
+            module(name)
+        except UnknownGame:
+            continue
+        found.append(name)
+    return found

@@ -1,0 +1,169 @@
+"""An engine in any language, run as a subprocess speaking JSON lines.
+
+The protocol (documented for engine authors in ``docs/players.md``): for every
+move the harness writes one JSON object on a line to the engine's stdin::
+
+    {"game": "totality:easy", "state": "<rules.notation(state)>",
+     "state_json": {...}, "to_move": 0, "legal_actions": [...],
+     "limits": {"depth": 4, "timeout": 10.0}, "seed": 7, "ply": 12}
+
+and reads one line from its stdout: an action object (one of
+``legal_actions``) or ``{"action": <action>}``. Anything the engine writes to
+stderr is kept (the last lines) for the error message.
+
+The process is started on the first move of a match (so a spec is plain data
+and building a player starts nothing) and stopped by ``close()``. It is run
+without a shell: ``command`` is split with ``shlex``. A reply that does not
+arrive within ``timeout`` seconds kills the process; a crash, a line that is
+not JSON, or an action that is not legal raise ``PlayerError``, which the
+match records as a loss with reason ``player_error``.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import queue
+import shlex
+import subprocess
+import threading
+import time
+from typing import IO, Any, Callable
+
+from harness.errors import PlayerError, SpecError
+from harness.games import Action, Rules, State
+from players.base import Limits, Param, Player
+
+# Seconds a closing engine gets to exit on its own after its stdin closes.
+CLOSE_GRACE_S = 1.0
+# Lines of the engine's stderr kept for error messages.
+STDERR_LINES = 20
+_EOF = object()
+
+
+class ExternalPlayer(Player):
+    """A subprocess engine; see the module docstring for the protocol."""
+
+    kind = "external"
+    PARAMS = {
+        "command": Param(str, None, "the engine's program and arguments, split with shlex (no shell)"),
+        "timeout": Param(float, 10.0, "seconds the engine may take for one move", minimum=0.001),
+        "depth": Param(int, None, "depth limit passed to the engine in limits", minimum=1),
+        "nodes": Param(int, None, "node limit passed to the engine in limits", minimum=1),
+        "time": Param(float, None, "seconds per move passed to the engine in limits", minimum=0.0),
+    }
+
+    def __init__(self, params: dict[str, Any] | None = None,
+                 weights: dict[str, float] | None = None) -> None:
+        super().__init__(params, weights)
+        command = self.params["command"]
+        try:
+            self.argv = shlex.split(command) if command else []
+        except ValueError as error:
+            raise SpecError(f"player 'external': command={command!r} cannot be split: {error}") from None
+        if not self.argv:
+            raise SpecError("player 'external' needs command=<program and arguments>, "
+                            "e.g. external:command=python scripts/example_engine.py")
+        self.process: subprocess.Popen[str] | None = None
+        self.replies: queue.Queue[Any] = queue.Queue()
+        self.stderr_tail: collections.deque[str] = collections.deque(maxlen=STDERR_LINES)
+        self.ply = 0
+
+    def reset(self, seed: int) -> None:
+        super().reset(seed)
+        self.ply = 0
+
+    def choose(self, rules: Rules, state: State, limits: Limits | None = None) -> Action:
+        legal = rules.legal_actions(state)
+        bounds = self.limits().merged(limits)
+        wanted = {name: value for name, value in vars(bounds).items() if value is not None}
+        request = {
+            "game": rules.spec, "state": rules.notation(state), "state_json": rules.state_to_json(state),
+            "to_move": rules.to_move(state), "legal_actions": legal,
+            "limits": wanted | {"timeout": self.params["timeout"]}, "seed": self.seed, "ply": self.ply,
+        }
+        self.ply += 1
+        line = self._exchange(json.dumps(request, separators=(",", ":")))
+        try:
+            reply = json.loads(line)
+        except json.JSONDecodeError:
+            raise PlayerError(f"engine {self.argv[0]!r} replied with a line that is not JSON: "
+                              f"{line.strip()[:200]!r}") from None
+        action = reply.get("action", reply) if isinstance(reply, dict) else reply
+        if action not in legal:
+            raise PlayerError(f"engine {self.argv[0]!r} chose {json.dumps(action)[:200]}, "
+                              f"which is not one of the {len(legal)} legal actions")
+        return action
+
+    def close(self) -> None:
+        """Close the engine's stdin, give it a moment to exit, then kill it."""
+        process, self.process = self.process, None
+        if process is None:
+            return
+        try:
+            if process.stdin:
+                process.stdin.close()
+        except OSError:
+            pass
+        try:
+            process.wait(CLOSE_GRACE_S)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+    def __del__(self) -> None:
+        if getattr(self, "process", None) is not None:
+            self.close()
+
+    def _start(self) -> subprocess.Popen[str]:
+        self.replies = queue.Queue()
+        self.stderr_tail.clear()
+        try:
+            process = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                       stderr=subprocess.PIPE, text=True, bufsize=1)
+        except OSError as error:
+            raise PlayerError(f"engine {self.argv[0]!r} could not be started: {error}") from error
+        threading.Thread(target=_pump, args=(process.stdout, self.replies.put, _EOF), daemon=True).start()
+        threading.Thread(target=_pump, args=(process.stderr, self.stderr_tail.append), daemon=True).start()
+        self.process = process
+        return process
+
+    def _exchange(self, request: str) -> str:
+        """Send one request line and wait for one reply line, within the timeout."""
+        process = self.process or self._start()
+        try:
+            process.stdin.write(request + "\n")
+            process.stdin.flush()
+        except OSError:
+            self._fail("exited before the request could be sent")
+        timeout = self.params["timeout"]
+        try:
+            line = self.replies.get(timeout=timeout)
+        except queue.Empty:
+            process.kill()
+            self._fail(f"did not reply within {timeout:g} s and was killed")
+        if line is _EOF:
+            self._fail("closed its output without replying")
+        return line
+
+    def _fail(self, what: str) -> None:
+        process = self.process
+        self.close()
+        if process is not None and process.poll() is not None:
+            time.sleep(0.05)  # let the stderr reader catch the last lines
+        code = "" if process is None or process.returncode is None else f" (exit code {process.returncode})"
+        tail = " | ".join(line.rstrip() for line in self.stderr_tail)
+        raise PlayerError(f"engine {self.argv[0]!r} {what}{code}" + (f"; stderr: {tail[-500:]}" if tail else ""))
+
+
+def _pump(stream: IO[str], sink: Callable[[Any], None], end: Any = None) -> None:
+    """Copy lines from a pipe into ``sink`` until it closes, then ``end`` if given."""
+    try:
+        for line in stream:
+            sink(line)
+    except (OSError, ValueError):
+        pass
+    finally:
+        stream.close()
+    if end is not None:
+        sink(end)

@@ -1,0 +1,90 @@
+#!/usr/bin/env python
+"""Benchmark the searching players per game; prints one JSON line.
+
+Usage: scripts/bench_players.py [--json] [--seconds S] [--positions N] [GAME ...]
+
+For each game (default: every game with a compiled search) it takes the start
+position and positions after seeded random openings, and measures on one core
+
+- alpha-beta: nodes per second (from ``SearchResult.nodes``) and the depth
+  its iterative deepening completes within ``--seconds`` per move;
+- MCTS: iterations per second with random playouts (compiled when the game
+  has a compiled rollout, else Python), and with evaluation-guided leaves.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+
+import players
+from harness.games import Rules, State, load as load_game
+from harness.testing import random_positions
+from players import search as searches
+from players.features import weight_vector
+from players.mcts import compiled_rollout
+
+MCTS_ITERATIONS = 200
+
+
+def bench_alphabeta(rules: Rules, states: list[State], seconds: float) -> dict:
+    """Time-limited searches from each position: nodes per second and the depth reached."""
+    search = searches.module(rules.name).search
+    weights = weight_vector(rules.name)
+    search(rules, states[0], weights, depth=2, nodes=None, deadline=None, seed=0)  # compile / warm up
+    nodes, elapsed, depths = 0, 0.0, []
+    for index, state in enumerate(states):
+        started = time.perf_counter()
+        result = search(rules, state, weights, depth=64, nodes=None,
+                        deadline=time.monotonic() + seconds, seed=index)
+        elapsed += time.perf_counter() - started
+        nodes += result.nodes
+        depths.append(result.depth)
+    return {"nodes_per_s": round(nodes / elapsed), "depth_median": statistics.median(depths),
+            "depth_min": min(depths), "depth_max": max(depths)}
+
+
+def bench_mcts(rules: Rules, states: list[State], spec: str) -> float:
+    """MCTS iterations per second over the positions at a fixed iteration count."""
+    player = players.load(spec)
+    player.reset(0)
+    player.choose(rules, states[0])  # compile / warm up
+    started = time.perf_counter()
+    for state in states:
+        player.choose(rules, state)
+    iterations = player.params["iterations"] * len(states)
+    return round(iterations / (time.perf_counter() - started), 1)
+
+
+def run(games: list[str], seconds: float, count: int) -> dict:
+    """The measurements of every game, keyed by game spec."""
+    report: dict = {"seconds_per_move": seconds, "positions": count, "games": {}}
+    for game in games:
+        rules = load_game(game)
+        states = random_positions(rules, count)
+        report["games"][rules.spec] = {
+            "alphabeta": bench_alphabeta(rules, states, seconds),
+            "mcts_random_iterations_per_s": bench_mcts(rules, states, f"mcts:iterations={MCTS_ITERATIONS}"),
+            "mcts_rollout": "compiled" if compiled_rollout(rules.name) else "python",
+            "mcts_eval_iterations_per_s": bench_mcts(rules, states,
+                                                     f"mcts:iterations={MCTS_ITERATIONS},rollout=eval"),
+        }
+    return report
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("games", nargs="*", help="game specs (default: every game with a search)")
+    parser.add_argument("--json", action="store_true", help="print one JSON line (the default output)")
+    parser.add_argument("--seconds", type=float, default=1.0, help="alpha-beta time per move")
+    parser.add_argument("--positions", type=int, default=4, help="positions per game")
+    args = parser.parse_args()
+    print(json.dumps(run(args.games or searches.available(), args.seconds, args.positions)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

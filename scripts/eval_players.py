@@ -1,0 +1,179 @@
+#!/usr/bin/env python
+"""Strength of the players per game over seeded matches, printed as a rich table.
+
+Usage: scripts/eval_players.py [--matches N] [--workers W] [--json] [GAME ...]
+
+Rows per game (default: every game with a compiled search; Totality at both
+levels, Chinese chess in both seats):
+
+- alphabeta at default depth and weights vs random, and vs greedy;
+- alphabeta at the G-Bot stand-in's depth with default weights vs the stand-in;
+- reference: alphabeta with every setting of the stand-in (depth, weights,
+  endgame) vs the stand-in: what the stand-in's own evaluation scores against
+  it (left out where the stand-in uses the default weights, as it equals the
+  row above).
+
+Each row plays ``--matches`` seeded matches (seeds 0..N-1, two random opening
+plies for variety) and shows the mean documented score with its 95% interval
+(Student t) and wins/draws/losses. Then, per game, the largest alpha-beta
+depth whose slowest move over a set of positions stays under ``--budget``
+seconds on one core, and the node limit that fits the same budget.
+Matches run in a process pool (``--workers``), one match per task.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import sys
+import time
+from dataclasses import dataclass
+
+from rich.console import Console
+from rich.table import Table
+from scipy import stats
+
+from harness.games import load as load_game
+from harness.match import MatchResult, MatchSpec, play_match
+from harness.testing import random_positions
+import players
+from players import search as searches
+from players.features import weight_vector
+
+SEATS = {"ravenward": ["ravenward"], "totality": ["totality", "totality:easy"],
+         "xiangqi": ["xiangqi", "xiangqi:black"]}
+OPENING_PLIES = 2
+MAX_DEPTH = 12
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line of the table: a player against an opponent in one game."""
+
+    label: str
+    game: str
+    player: str
+    opponent: str
+
+
+def gbot_reference_spec(game: str) -> tuple[int, str]:
+    """The stand-in's depth, and an alphabeta spec with every setting of the stand-in
+    (depth, weights and extras such as Totality's ``endgame``): its own evaluation."""
+    settings = dict(players.load("gbot").settings(load_game(game)))
+    weights = {f"w.{name}": value for name, value in (settings.pop("weights", None) or {}).items()}
+    return settings["depth"], players.load({"kind": "alphabeta", **settings, **weights}).spec
+
+
+def rows_for(game: str) -> list[Row]:
+    """The rows of one game seat (three when the stand-in's evaluation is the default one)."""
+    depth, reference = gbot_reference_spec(game)
+    same_depth = players.load(f"alphabeta:depth={depth}").spec
+    rows = [
+        Row("alphabeta vs random", game, "alphabeta", "random"),
+        Row("alphabeta vs greedy", game, "alphabeta", "greedy"),
+        Row(f"alphabeta depth {depth} vs gbot", game, same_depth, "gbot"),
+    ]
+    if reference == same_depth:
+        return rows[:2] + [Row(f"alphabeta depth {depth} vs gbot (= reference: gbot uses the default weights)",
+                               game, same_depth, "gbot")]
+    return rows + [Row(f"reference: gbot's own evaluation at depth {depth} vs gbot", game, reference, "gbot")]
+
+
+def summarise(results: list[MatchResult]) -> dict:
+    """Mean score with its 95% interval, W/D/L, and time per player move."""
+    scores = [r.score for r in results]
+    mean = sum(scores) / len(scores)
+    if len(scores) > 1 and len(set(scores)) > 1:
+        low, high = stats.t.interval(0.95, len(scores) - 1, loc=mean, scale=stats.sem(scores))
+    else:
+        low = high = mean
+    count = {key: sum(1 for r in results if r.outcome == key) for key in ("win", "draw", "loss")}
+    errors = sum(1 for r in results if r.error)
+    player_moves = sum((r.plies + 1) // 2 for r in results)
+    return {"matches": len(results), "mean": mean, "low": float(low), "high": float(high),
+            **count, "errors": errors, "s_per_move": sum(r.player_s for r in results) / max(1, player_moves)}
+
+
+def depth_under(game: str, budget: float, positions: int = 5) -> dict:
+    """The deepest alpha-beta depth whose slowest move over fixed positions takes under ``budget`` s."""
+    rules = load_game(game)
+    search = searches.module(rules.name).search
+    weights = weight_vector(rules.name)
+    states = random_positions(rules, positions, seed=1, step=6)
+    search(rules, states[0], weights, depth=1, nodes=None, deadline=None, seed=0)  # compile / warm up
+    best, best_time, nodes_per_s = 0, 0.0, 0.0
+    for depth in range(1, MAX_DEPTH + 1):
+        slowest, nodes, elapsed = 0.0, 0, 0.0
+        for seed, state in enumerate(states):
+            started = time.perf_counter()
+            result = search(rules, state, weights, depth=depth, nodes=None, deadline=None, seed=seed)
+            took = time.perf_counter() - started
+            slowest, nodes, elapsed = max(slowest, took), nodes + result.nodes, elapsed + took
+            if slowest >= budget:
+                break
+        if slowest >= budget:
+            break
+        best, best_time, nodes_per_s = depth, slowest, nodes / elapsed
+    # The node limit that fits the budget at the speed of the deepest depth that did.
+    return {"game": rules.spec, "depth": best, "slowest_s": best_time, "nodes": int(nodes_per_s * budget)}
+
+
+def evaluate(rows: list[Row], matches: int, workers: int) -> list[dict]:
+    """Play every row's matches in a process pool and summarise each row."""
+    specs = [(index, MatchSpec(row.game, row.player, row.opponent, seed, OPENING_PLIES))
+             for index, row in enumerate(rows) for seed in range(matches)]
+    results: dict[int, list[MatchResult]] = {index: [] for index in range(len(rows))}
+    with multiprocessing.get_context("fork").Pool(workers) as pool:
+        for index, result in pool.imap_unordered(_play, specs, chunksize=4):
+            results[index].append(result)
+    return [{"label": row.label, "game": row.game, "player": row.player, "opponent": row.opponent,
+             **summarise(results[index])} for index, row in enumerate(rows)]
+
+
+def _play(item: tuple[int, MatchSpec]) -> tuple[int, MatchResult]:
+    index, spec = item
+    return index, play_match(spec)
+
+
+def render(summaries: list[dict], depths: list[dict], matches: int, budget: float) -> None:
+    """Print the strength table and the depth limits with rich."""
+    table = Table(title=f"Player strength: {matches} seeded matches per row, "
+                        f"{OPENING_PLIES} random opening plies, score of the first-named player")
+    for column in ("game", "row", "mean score [95% CI]", "W/D/L", "s/move"):
+        table.add_column(column, justify="right" if column in ("W/D/L", "s/move") else "left")
+    for row in summaries:
+        table.add_row(row["game"], row["label"],
+                      f"{row['mean']:.1f} [{row['low']:.1f}, {row['high']:.1f}]",
+                      f"{row['win']}/{row['draw']}/{row['loss']}", f"{row['s_per_move']:.3f}")
+    limits = Table(title=f"Alpha-beta limits for under {budget:g} s per move on one core")
+    for column in ("game", "depth", "slowest move at that depth (s)", "node limit"):
+        limits.add_column(column)
+    for row in depths:
+        limits.add_row(row["game"], str(row["depth"]), f"{row['slowest_s']:.2f}", str(row["nodes"]))
+    console = Console()
+    console.print(table)
+    console.print(limits)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("games", nargs="*", help="game specs (default: every seat of every game with a search)")
+    parser.add_argument("--matches", type=int, default=100, help="seeded matches per row")
+    parser.add_argument("--workers", type=int, default=2, help="worker processes")
+    parser.add_argument("--budget", type=float, default=2.0, help="seconds per move for the depth limit")
+    parser.add_argument("--json", action="store_true", help="print one JSON line instead of tables")
+    args = parser.parse_args()
+    games = args.games or [seat for name in searches.available() for seat in SEATS[name]]
+    rows = [row for game in games for row in rows_for(game)]
+    summaries = evaluate(rows, args.matches, args.workers)
+    depths = [depth_under(game, args.budget) for game in dict.fromkeys(load_game(g).name for g in games)]
+    if args.json:
+        print(json.dumps({"matches": args.matches, "rows": summaries, "limits": depths}))
+    else:
+        render(summaries, depths, args.matches, args.budget)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,39 @@
+"""Every kind of player returns only legal actions, deterministically, in every game and seat."""
+
+from __future__ import annotations
+
+import pathlib
+import shlex
+import sys
+
+import pytest
+
+import players
+from harness.games import load as load_game
+from harness.testing import check_player
+
+EXAMPLE = pathlib.Path(__file__).resolve().parents[2] / "scripts" / "example_engine.py"
+GAMES = ["ravenward", "totality", "totality:easy", "xiangqi", "xiangqi:black"]
+# (spec, plies per game): searching players play the opening and middle game only, to keep the suite fast.
+PLAYERS = [
+    ("random", 1000),
+    ("greedy", 1000),
+    ("alphabeta:depth=2", 40),
+    ("alphabeta:nodes=300", 40),
+    ("mcts:iterations=16", 40),
+    ("mcts:iterations=8,rollout=eval", 30),
+    ("gbot", 16),
+    ("external:command=" + shlex.join([sys.executable, str(EXAMPLE)]), 1000),
+]
+
+
+@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("spec, plies", PLAYERS, ids=["random", "greedy", "alphabeta-depth", "alphabeta-nodes",
+                                                     "mcts-random", "mcts-eval", "gbot", "external"])
+def test_player_chooses_only_legal_actions_and_replays_for_a_seed(spec, plies, game):
+    rules = load_game(game)
+    player = players.load(spec, game=game)
+    try:
+        check_player(player, rules, games=2, seed=11, max_plies=plies)
+    finally:
+        player.close()

@@ -1,0 +1,101 @@
+"""The ``harness`` command's core: ``games``, ``play``, ``--version`` and clean failures on bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+from harness import __version__
+from harness.cli import main
+from harness.games import load as load_game, names as game_names
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_games_lists_every_game_with_its_options(capsys):
+    code, out, err = run(capsys, "games")
+    assert code == 0 and err == ""
+    lines = out.splitlines()
+    assert [line.split()[0] for line in lines] == game_names()
+    assert "[level: wise|easy]" in out and "[seat: red|black]" in out
+
+
+def test_version_prints_the_package_version(capsys):
+    code, out, _ = run(capsys, "--version")
+    assert code == 0 and out.strip() == f"harness, version {__version__}"
+
+
+def test_play_prints_one_summary_line(capsys):
+    code, out, err = run(capsys, "play", "totality:easy", "--player", "greedy", "--opponent", "random",
+                         "--seed", "3")
+    assert code == 0 and err == ""
+    [line] = out.splitlines()
+    assert line.startswith("totality:level=easy: greedy vs random, seed 3: ")
+    assert " plies, " in line and ", score " in line
+
+
+def test_play_show_prints_the_board_after_every_ply(capsys):
+    code, out, _ = run(capsys, "play", "xiangqi:black", "--player", "random", "--opponent", "greedy",
+                       "--seed", "1", "--show", "--opening-plies", "2")
+    assert code == 0
+    rules = load_game("xiangqi:black")
+    assert out.startswith(rules.render(rules.initial_state()))
+    plies = [line for line in out.splitlines() if line.startswith("ply ")]
+    assert plies[0].startswith("ply 1 (opponent): ") and plies[1].startswith("ply 2 (player): ")
+    summary = out.splitlines()[-1]
+    assert summary.endswith("plies, " + summary.rsplit("plies, ", 1)[1])
+    assert len(plies) == int(summary.split(" plies")[0].rsplit(" ", 1)[1])
+
+
+def test_play_json_prints_the_match_result(capsys):
+    code, out, _ = run(capsys, "play", "ravenward", "--player", "greedy", "--opponent", "random",
+                       "--seed", "2", "--json")
+    assert code == 0
+    result = json.loads(out)
+    assert result["game"] == "ravenward" and result["seed"] == 2 and len(result["key"]) == 24
+    assert result["plies"] == len(result["actions"])
+
+
+def test_a_failing_player_is_reported_on_stderr_and_recorded_as_a_loss(capsys):
+    code, out, err = run(capsys, "play", "totality", "--player", "external:command=no-such-engine-anywhere",
+                         "--opponent", "random")
+    assert code == 0
+    assert "loss (player_error)" in out and err.startswith("error: engine 'no-such-engine-anywhere'")
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["play", "chess"], "unknown game 'chess'; valid games: ravenward, totality, xiangqi"),
+    (["play", "totality:hard"], "valid values: wise, easy"),
+    (["play", "totality", "--player", "alphabeat"], "unknown player kind 'alphabeat'; valid kinds"),
+    (["play", "totality", "--player", "alphabeta:dpeth=3"], "valid parameters: depth, endgame, nodes, time"),
+    (["play", "totality", "--opponent", "alphabeta:w.nope=1"], "valid features: "),
+    (["play", "totality", "--seed", "many"], "'many' is not a valid integer"),
+    (["play", "totality", "--opening-plies", "-1"], "-1 is not in the range x>=0"),
+    (["play", "totality", "--colour", "red"], "No such option"),
+    (["play"], "Missing argument 'GAME'"),
+    (["dance"], "No such command 'dance'"),
+])
+def test_bad_input_is_one_line_on_stderr_and_exit_code_2(capsys, argv, message):
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("harness: error: ") and message in err
+
+
+def test_the_console_entry_point_never_shows_a_traceback():
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    done = subprocess.run([sys.executable, "-m", "harness.cli", "play", "totality", "--player", "nope"],
+                          capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.startswith("harness: error: unknown player kind 'nope'")
+    assert "Traceback" not in done.stderr and done.stderr.count("\n") == 1

@@ -1,0 +1,85 @@
+"""play_match: a pure function of its spec, with stable keys and the two failure paths."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from harness.games import load as load_game, names as game_names
+from harness.match import MatchResult, MatchSpec, match_key, play_match
+
+FAILING = "external:command=no-such-engine-anywhere"
+
+
+@pytest.mark.parametrize("game", game_names())
+def test_the_same_spec_plays_the_same_match(game):
+    spec = MatchSpec(game, "greedy", "random", seed=9, opening_plies=2)
+    first, again = play_match(spec), play_match(spec)
+    ignore = {"duration_s", "player_s", "opponent_s"}
+    assert {k: v for k, v in first.to_dict().items() if k not in ignore} == \
+        {k: v for k, v in again.to_dict().items() if k not in ignore}
+
+
+def test_a_searching_player_replays_its_match_exactly():
+    spec = MatchSpec("totality:easy", "mcts:iterations=20", "alphabeta:depth=1", seed=3)
+    assert play_match(spec).actions == play_match(spec).actions
+
+
+def test_different_seeds_play_different_matches():
+    games = {json.dumps(play_match(MatchSpec("totality", "greedy", "random", seed)).actions) for seed in range(3)}
+    assert len(games) == 3
+
+
+@pytest.mark.parametrize("game", game_names())
+def test_a_result_replays_to_its_outcome_score_and_counters(game):
+    result = play_match(MatchSpec(game, "greedy", "random", seed=4))
+    rules = load_game(game)
+    state = rules.initial_state()
+    for action in result.actions:
+        state = rules.apply(state, action)
+    assert rules.is_terminal(state)
+    assert (result.outcome, result.reason) == rules.outcome(state)
+    assert result.score == rules.score(state) and result.counters == rules.counters(state)
+    assert result.plies == len(result.actions) and result.source == "local" and result.error is None
+    assert result.game == rules.spec and result.player == "greedy" and result.opponent == "random"
+    assert json.loads(json.dumps(result.to_dict())) == result.to_dict()
+    assert MatchResult(**result.to_dict()) == result
+
+
+def test_the_match_key_is_the_same_for_every_spelling_of_a_spec():
+    key = match_key(MatchSpec("totality:easy", "alphabeta:depth=4", "gbot:level=auto", 3))
+    assert key == match_key(MatchSpec("totality:level=easy", "alphabeta", "gbot", 3))
+    assert key == MatchSpec("totality:easy", "alphabeta: depth = 4", "gbot", 3).key
+
+
+def test_the_match_key_is_stable_across_processes_and_versions():
+    # A stored result is found again by its key: the hash of the canonical spec must never drift.
+    spec = MatchSpec("ravenward", "alphabeta:depth=3,w.mobility=2", "gbot", seed=17, opening_plies=2)
+    assert match_key(spec) == "2753ac37891ffa97657b7d39"
+
+
+@pytest.mark.parametrize("change", [
+    {"game": "totality:easy"}, {"player": "alphabeta:depth=5"}, {"opponent": "random"},
+    {"seed": 4}, {"opening_plies": 1},
+])
+def test_every_part_of_the_spec_changes_the_key(change):
+    base = dict(game="totality", player="alphabeta", opponent="gbot", seed=3, opening_plies=0)
+    assert match_key(MatchSpec(**base)) != match_key(MatchSpec(**(base | change)))
+
+
+def test_a_failing_player_loses_with_reason_player_error():
+    result = play_match(MatchSpec("ravenward", FAILING, "random", seed=1))
+    assert (result.outcome, result.reason, result.score) == ("loss", "player_error", 0.0)
+    assert "could not be started" in result.error and result.plies == 0
+
+
+def test_a_failing_opponent_loses_for_its_side_with_reason_opponent_error():
+    result = play_match(MatchSpec("totality", "random", FAILING, seed=1))
+    assert (result.outcome, result.reason, result.score) == ("win", "opponent_error", 0.0)
+    assert "opponent" in result.error and result.plies == 1
+
+
+def test_a_failing_opponent_that_moves_first_is_caught_too():
+    result = play_match(MatchSpec("xiangqi:black", "random", FAILING, seed=1))
+    assert (result.outcome, result.reason) == ("win", "opponent_error") and result.plies == 0
