@@ -74,7 +74,8 @@ def test_weights_given_as_a_list_of_names_take_the_features_ranges() -> None:
 
 
 def test_rungs_default_to_a_geometric_ladder_up_to_the_games() -> None:
-    study = parse_study_file(study_text(budget="[budget]\ntrials = 4\ngames = 128"))
+    study = parse_study_file(study_text(budget="[budget]\ntrials = 4\ngames = 128",
+                                        seeds="[seeds]\ntuning = [0, 200]\nvalidation = [1000, 1100]"))
     assert study.rungs == (8, 32, 128)
 
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-GAME = "xiangqi"
+GAME = "totality:easy"
 # Two weights the tiny study may set to a harmful value (sign flipped), so some
 # trials are clearly worse than the baseline and the pruner has work to do.
-HARMED = ("chariot", "horse")
+HARMED = ("corners", "mobility")
 OPPONENT = "greedy"
 
 
