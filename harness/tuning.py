@@ -898,33 +898,32 @@ def _interval(values: Sequence[float]) -> Interval:
     return Interval(*(float(v) for v in mean_interval(list(values))))
 
 
-def _validation_values(config: StudyFile, db: Any, pool: Any, runs: dict[str, tuple[str, int]],
-                       opponent: str) -> dict[str, dict[int, float]]:
-    """Per seed values of every player in ``runs`` (label -> (spec, run id)); resumes recorded runs."""
-    values: dict[str, dict[int, float]] = {label: {} for label in runs}
+def _recorded_values(config: StudyFile, db: Any, runs: dict[str, tuple[str, int]]) -> dict[str, dict[int, float]]:
+    """Per seed values already recorded in each validation run (label -> (spec, run id))."""
     seeds = set(config.validation_seeds)
-    for label, (spec, run_id) in runs.items():
-        for record in db.matches(run_id=run_id):
-            if record.seed in seeds and record.player == spec:
-                values[label][record.seed] = game_value(record, config.objective)
+    return {label: {record.seed: game_value(record, config.objective) for record in db.matches(run_id=run_id)
+                    if record.seed in seeds and record.player == spec}
+            for label, (spec, run_id) in runs.items()}
+
+
+def _play_missing(config: StudyFile, db: Any, pool: Any, runs: dict[str, tuple[str, int]], opponent: str,
+                  values: dict[str, dict[int, float]]) -> None:
+    """Play and record the validation games not recorded yet, filling ``values``."""
+    pending = 0
+    for label, (spec, _) in runs.items():
         missing = [s for s in config.validation_seeds if s not in values[label]]
-        if missing:
-            pool.submit(config.matches(spec, opponent, missing), tag=("validation", label))
-    pending = sum(len(seeds) - len(v) for v in values.values())
-    if pending:
-        for tag, result in pool.as_completed():
-            if not (isinstance(tag, tuple) and tag[0] == "validation" and tag[1] in runs):
-                continue
-            label = tag[1]
-            db.record(runs[label][1], result)
-            if result.seed not in values[label]:
-                values[label][result.seed] = game_value(result, config.objective)
-                pending -= 1
-            if pending == 0:
-                break
-    for _, run_id in runs.values():
-        db.set_run_status(run_id, "done")
-    return values
+        pending += len(missing)
+        pool.submit(config.matches(spec, opponent, missing), tag=("validation", label))
+    for tag, result in pool.as_completed():
+        if not (isinstance(tag, tuple) and tag[0] == "validation" and tag[1] in runs):
+            continue  # a straggler of a pruned trial
+        label = tag[1]
+        db.record(runs[label][1], result)
+        if result.seed not in values[label]:
+            values[label][result.seed] = game_value(result, config.objective)
+            pending -= 1
+        if pending == 0:
+            return
 
 
 def _validation_run(db: Any, config: StudyFile, label: str, spec: str, opponent: str) -> int:
@@ -972,8 +971,12 @@ def validate(config: StudyFile | str, *, db_url: str | None = None, workers: int
         runs = {"defaults": (defaults_spec, _validation_run(db, config, "defaults", defaults_spec, opponent))}
         if tuned_spec != defaults_spec:  # the baseline won: nothing else to play
             runs["tuned"] = (tuned_spec, _validation_run(db, config, f"trial-{best.number}", tuned_spec, opponent))
-        with _pool(pool, workers, address) as active_pool:
-            values = _validation_values(config, db, active_pool, runs, opponent)
+        values = _recorded_values(config, db, runs)
+        if sum(map(len, values.values())) < len(runs) * len(config.validation_seeds):
+            with _pool(pool, workers, address) as active_pool:
+                _play_missing(config, db, active_pool, runs, opponent, values)
+        for _, run_id in runs.values():
+            db.set_run_status(run_id, "done")
         values.setdefault("tuned", values["defaults"])
         seeds = list(config.validation_seeds)
         defaults = [values["defaults"][s] for s in seeds]

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.cli import main
 from harness.cluster import Pool, ray_session
 from harness.db import open_database
 from harness.report import write_report
@@ -160,3 +161,23 @@ def test_trials_left_running_by_a_killed_driver_are_failed_and_retried(cluster: 
             retry_seeds = {m.seed for m in db.matches(run_id=db.run(f"crash/trial-{retry['number']}").id)}
             assert played <= retry_seeds  # the retry took over the games already played
 
+
+
+def test_the_validate_and_report_commands_print_the_table_and_write_the_page(
+        studied: tuple[str, TuneSummary], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    url, summary = studied
+    assert main(["tune", "--validate", "tiny", "--db", url]) == 0  # all games recorded: nothing to play
+    printed = capsys.readouterr().out
+    assert "validation of tiny" in printed and "tuned - defaults" in printed
+    assert summary.validation.verdict.upper() in printed
+    out = tmp_path / "page.html"
+    assert main(["report", "tiny", "--out", str(out), "--db", url]) == 0
+    assert out.stat().st_size > 100_000  # plotly.js embedded
+
+
+def test_an_unknown_study_name_is_one_line_naming_the_known_studies(
+        studied: tuple[str, TuneSummary], capsys: pytest.CaptureFixture[str]) -> None:
+    url, _ = studied
+    assert main(["report", "nosuch", "--db", url]) == 2
+    error = capsys.readouterr().err.strip()
+    assert "no study 'nosuch'" in error and "tiny" in error and "\n" not in error
