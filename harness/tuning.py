@@ -33,7 +33,6 @@ best as the named player ``tuned:<study>``.
 from __future__ import annotations
 
 import json
-import math
 import os
 import random
 import re
@@ -487,22 +486,29 @@ def open_study(config: StudyFile, url: str, *, grace_period: int = 120) -> optun
     return study
 
 
+def load_stored_study(name: str, url: str | None = None) -> optuna.Study:
+    """A study from the database, to read (no sampler or pruner of its own).
+
+    Raises:
+        InvalidInput: no study of that name in the database (the message lists them).
+    """
+    _quiet_optuna()
+    storage = _storage(database_url(url), 120)
+    try:
+        return optuna.load_study(study_name=name, storage=storage)
+    except KeyError:
+        known = optuna.get_all_study_names(storage)
+        raise InvalidInput(f"no study {name!r} in the database; known studies: "
+                           f"{', '.join(known) or 'none'} (run: harness tune STUDY.toml)") from None
+
+
 def stored_study_file(name: str, url: str | None = None) -> StudyFile:
     """The study file a stored study was created from.
 
     Raises:
         InvalidInput: no study of that name in the database (the message lists them).
     """
-    _quiet_optuna()
-    url = database_url(url)
-    storage = _storage(url, 120)
-    try:
-        study = optuna.load_study(study_name=name, storage=storage)
-    except KeyError:
-        known = optuna.get_all_study_names(storage)
-        raise InvalidInput(f"no study {name!r} in the database; known studies: "
-                           f"{', '.join(known) or 'none'}") from None
-    text = study.user_attrs.get("study_file")
+    text = load_stored_study(name, url).user_attrs.get("study_file")
     if text is None:
         raise InvalidInput(f"study {name!r} was not created by harness tune (no study file stored)")
     return parse_study_file(text, f"{name} (stored)")
@@ -696,6 +702,9 @@ class Driver:
             callback = self.study._storage.get_heartbeat_stale_trial_callback()
             callback(self.study, self.study._storage.get_trial(run.trial._trial_id))
         self.db.set_run_status(run.run_id, RUN_STATUS[how])
+        if self.progress is not None:
+            mean = f", mean {sum(values) / len(values):.2f}" if values else ""
+            self.progress.console.print(f"trial {run.number} {how} after {len(values)} games{mean}")
 
     # -- the loop
 
@@ -955,14 +964,7 @@ def validate(config: StudyFile | str, *, db_url: str | None = None, workers: int
     own_db = db is None
     db = db or open_database(url)
     try:
-        _quiet_optuna()
-        storage = _storage(url, 120)
-        try:
-            study = optuna.load_study(study_name=config.name, storage=storage)
-        except KeyError:
-            raise InvalidInput(f"study {config.name!r} has not been run yet; run: harness tune "
-                               f"{config.path}") from None
-        best = _best(study)
+        best = _best(load_stored_study(config.name, url))
         if best is None:
             raise InvalidInput(f"study {config.name!r} has no complete trial yet")
         opponent = db.resolve_spec(config.opponent)
@@ -1022,8 +1024,7 @@ def study_figures(name: str, db_url: str | None = None) -> list[tuple[str, Any]]
     parameters; they are left out (with a note in the title list) otherwise.
     """
     from optuna import visualization
-    _quiet_optuna()
-    study = optuna.load_study(study_name=name, storage=_storage(database_url(db_url), 120))
+    study = load_stored_study(name, db_url)
     figures: list[tuple[str, Any]] = [("Optimisation history", visualization.plot_optimization_history(study))]
     try:
         with warnings.catch_warnings():  # few trials: PED-ANOVA warns that importances come out equal
@@ -1040,15 +1041,10 @@ def study_figures(name: str, db_url: str | None = None) -> list[tuple[str, Any]]
 
 def study_trials(name: str, db_url: str | None = None) -> list[dict[str, Any]]:
     """Every trial of a stored study as plain data (number, state, value, games, params)."""
-    _quiet_optuna()
-    study = optuna.load_study(study_name=name, storage=_storage(database_url(db_url), 120))
+    study = load_stored_study(name, db_url)
     return [{"number": t.number, "state": t.state.name.lower(), "value": t.value,
              "games": t.user_attrs.get("games"), "params": dict(t.params),
              "retry_of": RetryHeartbeatStaleTrialCallback.retried_trial_number(t),
              "driver": t.user_attrs.get("driver")}
             for t in study.get_trials(deepcopy=False)]
 
-
-def format_value(value: float | None) -> str:
-    """A trial value for a table: two decimals, or a dash."""
-    return "-" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.2f}"
