@@ -436,8 +436,8 @@ def _sampler(config: StudyFile, seed: int) -> optuna.samplers.BaseSampler:
     if config.sampler == "random":
         return optuna.samplers.RandomSampler(seed=seed)
     if config.sampler == "cmaes":
-        return optuna.samplers.CmaEsSampler(x0=config.default_weights(), seed=seed,
-                                            warn_independent_sampling=False)
+        # starts from the middle of the ranges (x0 is deprecated); the baseline trial holds the defaults
+        return optuna.samplers.CmaEsSampler(seed=seed, warn_independent_sampling=False)
     startup = max(2, min(10, config.trials // 3))
     return optuna.samplers.TPESampler(seed=seed, constant_liar=True, n_startup_trials=startup)
 
@@ -1044,6 +1044,7 @@ def study_trials(name: str, db_url: str | None = None) -> list[dict[str, Any]]:
     study = load_stored_study(name, db_url)
     return [{"number": t.number, "state": t.state.name.lower(), "value": t.value,
              "games": t.user_attrs.get("games"), "params": dict(t.params),
+             "intermediate": dict(t.intermediate_values),
              "retry_of": RetryHeartbeatStaleTrialCallback.retried_trial_number(t),
              "driver": t.user_attrs.get("driver")}
             for t in study.get_trials(deepcopy=False)]

@@ -181,3 +181,15 @@ def test_an_unknown_study_name_is_one_line_naming_the_known_studies(
     assert main(["report", "nosuch", "--db", url]) == 2
     error = capsys.readouterr().err.strip()
     assert "no study 'nosuch'" in error and "tiny" in error and "\n" not in error
+
+
+def test_cma_es_with_successive_halving_reports_per_rung(pool: Pool, tmp_path: Path) -> None:
+    from players.features import features
+    text = tiny_study("halving", trials=4, sampler='"cmaes"', pruner='"halving"')
+    text = text.replace("rungs = [4, 8]", "rungs = [2, 4, 8]")
+    text = text.replace("[weights]\n", f"[weights]\nstability = {{ low = 0.0, high = {features(GAME)['stability'].high} }}\n")
+    url = f"sqlite:///{tmp_path / 'harness.db'}"
+    summary = tune(parse_study_file(text), db_url=url, pool=pool, progress=False, validate_best=False)
+    assert summary.trials_complete + summary.trials_pruned == 4
+    for trial in study_trials("halving", url):
+        assert trial["intermediate"] and set(trial["intermediate"]) <= {2, 4}  # rung ends, not seeds
