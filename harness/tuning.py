@@ -603,7 +603,8 @@ class Driver:
     def start_trial(self) -> None:
         trial = self.study.ask()
         self.study._storage.record_heartbeat(trial._trial_id)
-        weights = {w.name: w.suggest(trial) for w in self.config.weights}
+        # the spec carries 4 significant digits (readable, and finer than the games can tell apart)
+        weights = {w.name: float(f"{w.suggest(trial):.4g}") for w in self.config.weights}
         spec = self.config.player_spec(weights)
         trial.set_user_attr("spec", spec)
         trial.set_user_attr("driver", self.identity)
@@ -996,22 +997,25 @@ def validate(config: StudyFile | str, *, db_url: str | None = None, workers: int
 
 
 def validation_table(validation: Validation) -> Any:
-    """A rich table of the validation: both means with 95% intervals and the paired difference."""
+    """A rich renderable of the validation: both means with 95% intervals, the paired difference,
+    the verdict, and the two players' specs."""
+    from rich.console import Group
     from rich.table import Table
+    from rich.text import Text
     measure = "score" if validation.objective in ("mean_score", "lcb") else validation.objective
     table = Table(title=f"validation of {validation.study}: {validation.games} paired games on "
-                        f"{validation.game} vs {validation.opponent}",
-                  caption=f"tuned vs defaults: {validation.verdict.upper()} ({VERDICTS[validation.verdict]}); "
-                          f"the best trial is saved as {validation.named_player}")
+                        f"{validation.game} vs {validation.opponent}")
     for column in ("", f"mean {measure}", "95% interval"):
         table.add_column(column, no_wrap=True)
-    table.add_column("player", overflow="fold")
-    for label, interval, spec in (("defaults", validation.defaults, validation.defaults_spec),
-                                  (f"tuned (trial {validation.best_trial})", validation.tuned,
-                                   validation.tuned_spec),
-                                  ("tuned - defaults", validation.difference, "paired by seed")):
-        table.add_row(label, f"{interval.mean:.2f}", f"[{interval.low:.2f}, {interval.high:.2f}]", spec)
-    return table
+    tuned = f"tuned (trial {validation.best_trial})"
+    for label, interval in (("defaults", validation.defaults), (tuned, validation.tuned),
+                            ("tuned - defaults (paired)", validation.difference)):
+        table.add_row(label, f"{interval.mean:.2f}", f"[{interval.low:.2f}, {interval.high:.2f}]")
+    verdict = Text.assemble(("tuned vs defaults: ", "bold"), (validation.verdict.upper(), "bold"),
+                            f" ({VERDICTS[validation.verdict]})")
+    specs = Text(f"defaults: {validation.defaults_spec}\n{tuned}: {validation.tuned_spec}, "
+                 f"saved as {validation.named_player}")
+    return Group(table, verdict, specs)
 
 
 # ---------------------------------------------------------------- report figures
