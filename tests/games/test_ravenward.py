@@ -60,7 +60,7 @@ def test_start_position_places_king_defenders_and_ravens_as_the_text_says():
 def test_perft_counts_from_the_start_are_golden():
     st = np.empty(core.SIZE, dtype=np.int64)
     core.initial(st)
-    assert [core.perft(st, depth) for depth in (1, 2, 3, 4)] == [24, 944, 23984, 975056]
+    assert [core.perft(st, depth) for depth in (1, 2, 3, 4, 5)] == [24, 944, 23984, 975056, 25728368]
 
 
 def test_legal_actions_are_sorted_by_from_then_to_and_both_sides_alternate():
@@ -630,3 +630,21 @@ def test_engine_matches_the_reference_from_crowded_hand_built_positions():
                 reference.play(*choice)
                 assert state.cells == tuple(-1 if p is None else p[0] * 7 + p[1] for p in reference.pieces)
             assert RULES.outcome(state) == reference.over and RULES.score(state) == reference.score()
+
+
+def _reference_perft(reference: Reference, depth: int) -> int:
+    legal = reference.legal()
+    if depth == 1:
+        return len(legal)
+    total = 0
+    for origin, target in legal:
+        child = Reference(reference.key()[:13], reference.side, reference.ply, reference.moves,
+                          reference.recorded)
+        child.play(origin, target)
+        total += _reference_perft(child, depth - 1)
+    return total
+
+
+def test_the_reference_reading_confirms_the_golden_perft_counts():
+    start = RULES.initial_state()
+    assert [_reference_perft(Reference(start.cells, 0, 0, 0), depth) for depth in (1, 2, 3)] == [24, 944, 23984]
