@@ -95,6 +95,13 @@ ZOBRIST = np.random.default_rng(20260101).integers(-2**62, 2**62, size=(PIECES, 
 ZOBRIST_SIDE = np.int64(0x5DEECE66D1234567)
 
 
+def pack_key(key: tuple[int, ...]) -> tuple[int, int]:
+    """``(KEY_A, KEY_B)`` of a position key (13 cells, -1 if captured, then the side to move)."""
+    key_a = sum((cell + 1) << (6 * piece) for piece, cell in enumerate(key[:7]))
+    key_b = sum((cell + 1) << (6 * piece) for piece, cell in enumerate(key[7:13])) + (key[13] << 36)
+    return key_a, key_b
+
+
 @njit(cache=True, inline="always")
 def side_of(piece: int) -> int:
     return 0 if piece < FIRST_RAVEN else 1

@@ -14,7 +14,8 @@ from harness.errors import IllegalAction, NotationError
 from harness.games import load
 from harness.games import _ravenward_core as core
 from harness.games.ravenward import RavenwardState, make_state
-from harness.testing import check_rules
+from harness.envs import LocalEnv
+from harness.testing import check_env, check_rules
 
 RULES = load("ravenward")
 
@@ -367,6 +368,21 @@ def test_the_win_score_pays_for_fast_escapes_with_max_zero(moves, bonus):
     assert RULES.score(after) == 100 + 10 * 2 + 5 * 5 + bonus
 
 
+def test_every_win_beats_every_draw_and_every_draw_any_other_result():
+    def finished(reason, defenders, taken, moves):
+        king = {"escape": 0, "king_captured": -1}.get(reason, 8)
+        cells = (king, *range(9, 9 + defenders), *[-1] * (4 - defenders),
+                 *range(15, 15 + 8 - taken), *[-1] * taken)
+        return RULES.score(make_state(cells, side=1, ply=60, moves=moves, reason=reason))
+    wins = [finished("escape", d, t, m) for d in (0, 4) for t in (0, 7) for m in (1, 30)]
+    draws = [finished(r, d, t, 30) for r in ("repetition", "ply_limit") for d in (0, 4) for t in (0, 7)]
+    others = [finished(r, d, t, 30) for r in ("king_captured", "king_side_no_moves") for d in (0, 4)
+              for t in (0, 7)]
+    assert min(wins) == 100 and max(wins) == 100 + 40 + 35 + 48
+    assert max(draws) == 40 + 21 and min(draws) == 40 and max(others) == 21 and min(others) == 0
+    assert min(wins) > max(draws) and min(draws) > max(others)
+
+
 def test_score_bounds_cover_the_formula():
     assert RULES.score_bounds() == (0.0, 228.0)
 
@@ -428,6 +444,10 @@ def test_render_and_notation_show_the_position():
 
 def test_the_contract_suite_passes():
     check_rules(RULES, games=30, seed=3)
+
+
+def test_the_local_environment_replies_for_the_ravens_in_the_same_step():
+    check_env(LocalEnv("ravenward", "random"), seeds=range(4))
 
 
 def test_seeded_random_self_play_keeps_every_invariant():
