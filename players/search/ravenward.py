@@ -556,9 +556,9 @@ def search(rules: Rules, state: State, weights: np.ndarray, *, depth: int | None
     started = time.monotonic()
     for iteration in range(1, max_depth + 1):
         budget = nodes if nodes is not None else 0
-        if deadline is not None:
+        if deadline is not None and iteration > 1:   # depth 1 always finishes: it costs a few nodes
             now = time.monotonic()
-            if iteration > 1 and now >= deadline:
+            if now >= deadline:
                 break
             rate = max(counters[0] / max(now - started, 1e-6), 1e5)
             timed = int(counters[0] + max(deadline - now, 0.0) * rate) + 1
