@@ -432,3 +432,12 @@ def test_golden_random_playthroughs(seed, fen, reason, ranks):
     while not STRICT.is_terminal(state):
         state = STRICT.apply(state, rng.choice(STRICT.legal_actions(state)))
     assert (STRICT.to_fen(state), state.reason, state.ranks) == (fen, reason, ranks)
+
+
+def test_make_rules_refuses_an_unknown_seat_or_legality():
+    from harness.errors import UnknownGame
+    from harness.games.xiangqi import make_rules
+    with pytest.raises(UnknownGame):
+        make_rules(seat="green")
+    with pytest.raises(UnknownGame):
+        make_rules(legality="loose")
