@@ -87,7 +87,7 @@ class RavenwardState:
 
     def __post_init__(self) -> None:
         if len(self.packed) != 2 * len(self.history):
-            object.__setattr__(self, "packed", tuple(v for key in self.history for v in _pack(key)))
+            object.__setattr__(self, "packed", tuple(v for key in self.history for v in core.pack_key(key)))
 
     @property
     def key(self) -> tuple[int, ...]:
@@ -119,12 +119,6 @@ def to_array(state: RavenwardState, with_history: bool = True) -> np.ndarray:
         st[core.HIST:core.HIST + len(state.packed)] = state.packed
         st[core.HLEN] = len(state.history)
     return st
-
-
-def _pack(key: tuple[int, ...]) -> tuple[int, int]:
-    key_a = sum((cell + 1) << (6 * piece) for piece, cell in enumerate(key[:7]))
-    key_b = sum((cell + 1) << (6 * piece) for piece, cell in enumerate(key[7:13])) + (key[13] << 36)
-    return key_a, key_b
 
 
 def from_array(st: np.ndarray, previous: RavenwardState) -> RavenwardState:
@@ -161,8 +155,6 @@ class RavenwardRules:
 
     def __init__(self) -> None:
         self.config: dict[str, Any] = {}
-        self._moves = np.empty(core.MAX_MOVES, dtype=np.int64)
-        self._undo = np.empty(core.UNDO_SIZE, dtype=np.int64)
 
     @property
     def spec(self) -> str:
@@ -179,8 +171,9 @@ class RavenwardRules:
         """Every legal move of the side to move, sorted by (from, to); [] once over."""
         if state.reason is not None:
             return []
-        count = core.generate(to_array(state, with_history=False), self._moves)
-        return [{"type": "move", "from": m >> 6, "to": m & 63} for m in sorted(self._moves[:count].tolist())]
+        moves = np.empty(core.MAX_MOVES, dtype=np.int64)   # per call: rules objects are shared
+        count = core.generate(to_array(state, with_history=False), moves)
+        return [{"type": "move", "from": m >> 6, "to": m & 63} for m in sorted(moves[:count].tolist())]
 
     def apply(self, state: RavenwardState, action: Action) -> RavenwardState:
         """The state after ``action`` resolved by steps (1)-(7); ``state`` is unchanged.
@@ -196,7 +189,7 @@ class RavenwardRules:
         if not core.is_legal(st, origin, target):
             raise IllegalAction(f"move {origin}->{target} is not legal for side {state.side}; "
                                 f"legal moves: {self._describe(state)}")
-        core.make(st, origin * 64 + target, self._undo)
+        core.make(st, origin * 64 + target, np.empty(core.UNDO_SIZE, dtype=np.int64))
         return from_array(st, state)
 
     @staticmethod

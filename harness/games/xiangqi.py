@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from harness.errors import IllegalAction, NotationError
+from harness.errors import IllegalAction, NotationError, UnknownGame
 from harness.games import Action, Outcome, canonical_spec
 from harness.games import _xiangqi_core as core
 
@@ -161,9 +161,9 @@ class XiangqiRules:
 
     def __init__(self, seat: str = "red", legality: str = "strict") -> None:
         if seat not in SIDES:
-            raise NotationError(f"seat must be red or black, got {seat!r}")
+            raise UnknownGame(f"xiangqi seat must be red or black, got {seat!r}")
         if legality not in ("strict", "pseudo"):
-            raise NotationError(f"legality must be strict or pseudo, got {legality!r}")
+            raise UnknownGame(f"xiangqi legality must be strict or pseudo, got {legality!r}")
         self.config = {"seat": seat, "legality": legality}
         self.user_side = SIDES.index(seat)
         self.pseudo = legality == "pseudo"

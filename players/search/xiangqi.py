@@ -381,7 +381,7 @@ def search(rules: Rules, state: State, weights: np.ndarray, *, depth: int | None
             started, left = time.monotonic(), deadline - time.monotonic()
             if left <= 0 and level > 1:
                 break
-            budget = info[0] + max(1000, int(rate * left))
+            budget = info[0] + max(1000, int(0.9 * rate * left))
             info[1] = budget if nodes is None else min(budget, nodes)
             before = info[0]
             found, done = _iterate(position, root_moves, level, level, *common)
@@ -389,7 +389,7 @@ def search(rules: Rules, state: State, weights: np.ndarray, *, depth: int | None
                 value = found
             completed = max(completed, done)
             elapsed = time.monotonic() - started
-            if elapsed > 0.005:
+            if info[0] - before >= 20_000 and elapsed > 0:  # small iterations measure call overhead
                 rate = (info[0] - before) / elapsed
             if info[2] != 0 or done < level or abs(value) >= WIN - MAX_PLY:
                 break

@@ -82,7 +82,7 @@ def perft(seconds: float) -> dict[str, Any]:
     nodes = core.perft(*position, 4, buffers, 0)
     elapsed = time.perf_counter() - started
     depth = 4
-    if elapsed * 45 < max(seconds, 1.0) * 4:  # depth 5 is ~40x depth 4
+    if elapsed * 40 <= 5 * seconds:  # depth 5 costs about 40x depth 4: run it if it fits in 5x seconds
         started = time.perf_counter()
         nodes = core.perft(*position, 5, buffers, 0)
         elapsed = time.perf_counter() - started
