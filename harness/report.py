@@ -100,6 +100,7 @@ def write_report(reference: str, out: str | Path, db_url: str | None = None) -> 
     figures = tuning.study_figures(config.name, url)
     db = open_database(url)
     try:
+        validation = tuning.recorded_validation(config, db, url)
         distribution, summary = score_distribution(db, config, best["number"] if best else None)
         leaderboard = [_plain(row) for row in db.leaderboard(config.game, opponent=tuning_opponent(db, config))]
     finally:
@@ -123,12 +124,24 @@ def write_report(reference: str, out: str | Path, db_url: str | None = None) -> 
             continue
         sections.append(figure.to_html(full_html=False, include_plotlyjs=not plotly_embedded))
         plotly_embedded = True
-    sections.append("<h2>Validation</h2>" + _table(summary))
+    sections.append("<h2>Validation</h2>" + _validation_html(validation) + _table(summary))
     sections.append(f"<h2>Leaderboard: {html.escape(config.game)}</h2>" + _table(leaderboard))
     sections.append("<h2>Trials</h2>" + _table(trials, ["number", "state", "value", "games", "params"]))
     path = Path(out)
     path.write_text(PAGE.format(title=html.escape(f"Study {config.name}"), body="\n".join(sections)))
     return path
+
+
+def _validation_html(validation: tuning.Validation | None) -> str:
+    if validation is None:
+        return "<p>Not validated yet: <code>harness tune --validate STUDY</code>.</p>"
+    rows = [{"": label, "mean": interval.mean, "95% low": interval.low, "95% high": interval.high}
+            for label, interval in (("defaults", validation.defaults),
+                                    (f"tuned (trial {validation.best_trial})", validation.tuned),
+                                    ("tuned - defaults (paired)", validation.difference))]
+    return (f"<p>{validation.games} paired games on the validation seeds. Tuned vs defaults: "
+            f"<b>{html.escape(validation.verdict.upper())}</b> "
+            f"({html.escape(tuning.VERDICTS[validation.verdict])}).</p>" + _table(rows))
 
 
 def tuning_opponent(db: Any, config: tuning.StudyFile) -> str:

@@ -659,7 +659,7 @@ class Driver:
         run.values[index] = value
         if self.config.pruner == "wilcoxon":
             run.trial.report(value, step=index)
-            if run.trial.should_prune():
+            if len(run.values) < self.config.games and run.trial.should_prune():  # all in: complete
                 self.finish(run, "pruned")
                 return True
         return False
@@ -936,21 +936,63 @@ def _play_missing(config: StudyFile, db: Any, pool: Any, runs: dict[str, tuple[s
             return
 
 
-def _validation_run(db: Any, config: StudyFile, label: str, spec: str, opponent: str) -> int:
+def _validation_run(db: Any, config: StudyFile, label: str, spec: str, opponent: str, create: bool) -> int | None:
     name = f"{config.name}/validation/{label}"
     existing = db.run(name)
-    if existing is not None:
-        return existing.id
+    if existing is not None or not create:
+        return None if existing is None else existing.id
     return db.start_run("study", config.game, {"study": config.name, "validation": label, "player": spec,
                                                 "opponent": opponent}, name=name, study=config.name)
+
+
+def _validation(config: StudyFile, db: Any, url: str, play: Any = None) -> Validation | None:
+    """The validation of the study's best trial from the recorded games; ``play(runs, values)``
+    plays the missing ones, and without it a validation that is not complete is None."""
+    best = _best(load_stored_study(config.name, url))
+    if best is None:
+        if play is None:
+            return None
+        raise InvalidInput(f"study {config.name!r} has no complete trial yet")
+    opponent = db.resolve_spec(config.opponent)
+    defaults_spec = config.player_spec(config.default_weights())
+    tuned_spec = best.user_attrs.get("spec") or config.player_spec(dict(best.params))
+    players = {"defaults": (defaults_spec, "defaults")}
+    if tuned_spec != defaults_spec:  # when the baseline won there is nothing else to play
+        players["tuned"] = (tuned_spec, f"trial-{best.number}")
+    runs = {}
+    for label, (spec, run_label) in players.items():
+        run_id = _validation_run(db, config, run_label, spec, opponent, create=play is not None)
+        if run_id is None:
+            return None
+        runs[label] = (spec, run_id)
+    values = _recorded_values(config, db, runs)
+    if sum(map(len, values.values())) < len(runs) * len(config.validation_seeds):
+        if play is None:
+            return None
+        play(runs, values)
+    values.setdefault("tuned", values["defaults"])
+    seeds = list(config.validation_seeds)
+    defaults = [values["defaults"][s] for s in seeds]
+    tuned = [values["tuned"][s] for s in seeds]
+    return Validation(
+        study=config.name, game=config.game, opponent=opponent, objective=config.objective,
+        best_trial=best.number, defaults_spec=defaults_spec, tuned_spec=tuned_spec, games=len(seeds),
+        defaults=_interval(defaults), tuned=_interval(tuned),
+        difference=_interval([t - d for t, d in zip(tuned, defaults)]), named_player=f"tuned:{config.name}")
+
+
+def recorded_validation(config: StudyFile, db: Any, db_url: str | None = None) -> Validation | None:
+    """The study's validation as recorded, or None when it has not been played in full."""
+    return _validation(config, db, database_url(db_url))
 
 
 def validate(config: StudyFile | str, *, db_url: str | None = None, workers: int | None = None,
              address: str | None = None, pool: Any = None, db: Any = None) -> Validation:
     """Play the best trial and the defaults on the validation seeds; save ``tuned:<study>``.
 
-    Both play the same seeds, so the difference is paired seed by seed. Runs
-    already recorded are reused, so an interrupted validation resumes.
+    Both play the same seeds, so the difference is paired seed by seed. Games
+    already recorded are reused, so an interrupted validation resumes (and
+    nothing is played when all are there).
 
     Args:
         config: the study file, or a study file path or a stored study's name.
@@ -964,33 +1006,18 @@ def validate(config: StudyFile | str, *, db_url: str | None = None, workers: int
         config = study_reference(config, url)
     own_db = db is None
     db = db or open_database(url)
-    try:
-        best = _best(load_stored_study(config.name, url))
-        if best is None:
-            raise InvalidInput(f"study {config.name!r} has no complete trial yet")
-        opponent = db.resolve_spec(config.opponent)
-        defaults_spec = config.player_spec(config.default_weights())
-        tuned_spec = best.user_attrs.get("spec") or config.player_spec(dict(best.params))
-        runs = {"defaults": (defaults_spec, _validation_run(db, config, "defaults", defaults_spec, opponent))}
-        if tuned_spec != defaults_spec:  # the baseline won: nothing else to play
-            runs["tuned"] = (tuned_spec, _validation_run(db, config, f"trial-{best.number}", tuned_spec, opponent))
-        values = _recorded_values(config, db, runs)
-        if sum(map(len, values.values())) < len(runs) * len(config.validation_seeds):
-            with _pool(pool, workers, address) as active_pool:
-                _play_missing(config, db, active_pool, runs, opponent, values)
+
+    def play(runs: dict[str, tuple[str, int]], values: dict[str, dict[int, float]]) -> None:
+        with _pool(pool, workers, address) as active_pool:
+            _play_missing(config, db, active_pool, runs, db.resolve_spec(config.opponent), values)
         for _, run_id in runs.values():
             db.set_run_status(run_id, "done")
-        values.setdefault("tuned", values["defaults"])
-        seeds = list(config.validation_seeds)
-        defaults = [values["defaults"][s] for s in seeds]
-        tuned = [values["tuned"][s] for s in seeds]
-        db.save_named_player(config.name, tuned_spec, config.game,
-                             note=f"study {config.name}, trial {best.number}, value {best.value:.4g}")
-        return Validation(
-            study=config.name, game=config.game, opponent=opponent, objective=config.objective,
-            best_trial=best.number, defaults_spec=defaults_spec, tuned_spec=tuned_spec, games=len(seeds),
-            defaults=_interval(defaults), tuned=_interval(tuned),
-            difference=_interval([t - d for t, d in zip(tuned, defaults)]), named_player=f"tuned:{config.name}")
+
+    try:
+        validation = _validation(config, db, url, play)
+        db.save_named_player(config.name, validation.tuned_spec, config.game,
+                             note=f"study {config.name}, trial {validation.best_trial}")
+        return validation
     finally:
         if own_db:
             db.close()

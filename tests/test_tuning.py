@@ -118,7 +118,7 @@ def test_the_report_holds_the_plots_and_the_leaderboard(studied: tuple[str, Tune
     path = write_report("tiny", tmp_path / "report.html", url)
     page = path.read_text()
     for title in ("Optimisation history", "Parameter importances", "Score distribution", "Leaderboard",
-                  "tuned:tiny"):
+                  "tuned:tiny", "tuned - defaults (paired)"):
         assert title in page
     assert page.count("plotly.js v") == 1  # the library embedded once, for every figure
     assert page.count('class="plotly-graph-div"') >= 3
