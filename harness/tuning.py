@@ -744,21 +744,22 @@ class Driver:
         self.db.set_run_status(run.run_id, "interrupted")
 
     def run(self) -> None:
-        """Run trials until the budget is taken; on any interruption fail and re-enqueue ours."""
+        """Run trials until the budget is taken; on any interruption fail and re-enqueue ours.
+
+        When the budget is taken but trials of other drivers are still RUNNING,
+        wait for them: they finish, or their heartbeat goes stale (a killed
+        driver) and they come back as enqueued trials for this driver to run.
+        """
         try:
-            self.fill()
-            self.show()
-            while self.active:
-                for tag, result in self.pool.as_completed():
-                    self.on_result(tag, result)
-                    self.beat()
-                    self.fill()
-                    self.show()
-                    if not self.active:
-                        break
+            while True:
+                self.fill()
+                self.show()
+                if self.active:
+                    self.play()
+                elif self.study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
+                    time.sleep(self.study._storage.get_heartbeat_interval())
                 else:
-                    if self.active:
-                        raise ClusterError(f"the pool ran dry with trials {sorted(self.active)} unfinished")
+                    return
         except BaseException:
             for run in list(self.active.values()):
                 try:
@@ -766,6 +767,17 @@ class Driver:
                 except Exception:  # the storage may be what failed; the heartbeat recovers these later
                     continue
             raise
+
+    def play(self) -> None:
+        """Take results until this driver has no trial in flight."""
+        for tag, result in self.pool.as_completed():
+            self.on_result(tag, result)
+            self.beat()
+            self.fill()
+            self.show()
+            if not self.active:
+                return
+        raise ClusterError(f"the pool ran dry with trials {sorted(self.active)} unfinished")
 
     def show(self) -> None:
         if self.progress is None:
