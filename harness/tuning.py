@@ -630,6 +630,8 @@ class Driver:
             if previous is None:
                 continue
             for record in self.db.matches(run_id=previous.id):
+                if run.number not in self.active:  # pruned on the games taken over
+                    return
                 if record.player == run.spec and record.seed in index and index[record.seed] not in run.values:
                     result = record.to_result()
                     self.db.record(run.run_id, result)
