@@ -307,7 +307,7 @@ def tune(study: str, trials: int | None, workers: int | None, address: str | Non
     \b
     Examples:
       harness tune studies/demo-totality.toml --workers 2
-      harness tune studies/ravenward.toml --trials 60 --db postgresql://tuner@db/harness
+      harness tune studies/ravenward.toml --trials 60 --db postgresql+psycopg://tuner@dbhost/harness
       harness tune --validate demo-totality
     """
     from rich.console import Console
