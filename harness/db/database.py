@@ -16,6 +16,7 @@ runs in WAL mode (readers never block the writer).
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import socket
@@ -35,7 +36,7 @@ from harness.db import queries, schema
 from harness.db.models import LiveGameRow, MatchRow, NamedPlayerRow, PlayerRow, RunRow
 from harness.db.records import RUN_KINDS, RUN_STATUSES, LeaderboardRow, LiveGameRecord, MatchRecord, RunRecord
 from harness.db.specs import canonical_game, game_condition, game_parts, spec_hash, spec_parts
-from harness.errors import DatabaseError, InvalidInput, SpecError
+from harness.errors import DatabaseError, HarnessError, InvalidInput, SpecError
 from harness.match import MatchResult
 from harness.ratings import Ratings
 
@@ -60,6 +61,19 @@ def mask_url(url: str | URL) -> str:
 def default_url() -> str:
     """``$HARNESS_DB`` when set, else a SQLite file ``harness.db`` in the working directory."""
     return os.environ.get("HARNESS_DB") or DEFAULT_URL
+
+
+def to_json(value: Any) -> str:
+    """Serialise a JSON column: strict JSON (no NaN), and a clear error for what JSON cannot hold.
+
+    Raises:
+        InvalidInput: the value holds something JSON cannot (an object, NaN).
+    """
+    try:
+        return json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError) as error:
+        raise InvalidInput(f"cannot store as JSON: {error}; counters, actions and extra must be plain "
+                           "JSON data (dicts, lists, str, finite numbers, bool, None)") from None
 
 
 def now() -> datetime:
@@ -93,11 +107,12 @@ class Database:
         backend = self.url.get_backend_name()
         try:
             if backend == "sqlite":
-                engine = create_engine(self.url, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000})
+                engine = create_engine(self.url, json_serializer=to_json,
+                                       connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000})
                 event.listen(engine, "connect", _configure_sqlite)
                 event.listen(engine, "begin", _begin_sqlite)
             else:
-                engine = create_engine(self.url, pool_pre_ping=True)
+                engine = create_engine(self.url, json_serializer=to_json, pool_pre_ping=True)
         except (ArgumentError, NoSuchModuleError) as error:
             raise InvalidInput(f"cannot use database URL {self.masked_url}: {error}; "
                                "valid: sqlite:///harness.db or postgresql+psycopg://user:***@host/db") from None
@@ -128,6 +143,8 @@ class Database:
             session.commit()
         except SQLAlchemyError as error:
             session.rollback()
+            if isinstance(getattr(error, "orig", None), HarnessError):  # raised by our own JSON serializer
+                raise error.orig from None
             raise self._fail(error) from error
         except BaseException:
             session.rollback()
@@ -307,8 +324,9 @@ class Database:
                         duration_s=result.duration_s, player_s=result.player_s, opponent_s=result.opponent_s,
                         source=result.source, server_score=result.server_score, error=result.error,
                         extra=result.extra, recorded=now())
-                    .on_conflict_do_nothing(index_elements=["run_id", "key"]))
-                stored += inserted.rowcount
+                    .on_conflict_do_nothing(index_elements=["run_id", "key"])
+                    .returning(MatchRow.id))
+                stored += inserted.first() is not None
         self._player_ids.update(new_players)  # only after the commit: a rollback may drop new rows
         return stored
 

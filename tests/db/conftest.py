@@ -15,6 +15,7 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
 from harness.db import Database, open_database
+from harness.match import MatchResult
 
 PG_URL = os.environ.get("HARNESS_TEST_PG")
 BACKENDS = ["sqlite"] + (["postgresql"] if PG_URL else [])
@@ -45,3 +46,20 @@ def db(database_url: str) -> Iterator[Database]:
     database = open_database(database_url)
     yield database
     database.close()
+
+
+def make_result(player: str = "random", opponent: str = "gbot", seed: int = 0, *, game: str = "totality",
+                outcome: str = "win", score: float = 1.0, key: str | None = None, **fields) -> MatchResult:
+    """A MatchResult as a driver would hand it over (the key defaults to a function of the rest)."""
+    values = dict(game=game, player=player, opponent=opponent, seed=seed, outcome=outcome, reason="test",
+                  score=score, counters={"ply": 2}, actions=[{"type": "pass"}, {"type": "pass"}], plies=2,
+                  duration_s=0.25, player_s=0.125, opponent_s=0.0625,
+                  key=key or f"{game}|{player}|{opponent}|{seed}")
+    values.update(fields)
+    return MatchResult(**values)
+
+
+@pytest.fixture(name="make_result")
+def make_result_fixture():
+    """The ``make_result`` factory."""
+    return make_result
