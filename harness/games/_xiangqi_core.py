@@ -482,3 +482,23 @@ def load_position(cells: np.ndarray, side: int) -> tuple[np.ndarray, np.ndarray,
     if not setup(cells, side, *position):
         raise ValueError("a position needs one general per side inside its palace and at most 16 pieces a side")
     return position
+
+
+@njit(cache=True)
+def generation_count(positions, sides, repeats, pseudo):
+    """Generate the legal moves of each position ``repeats`` times; returns the moves found.
+
+    ``positions`` is an (n, 90) array of piece codes. For benchmarks: the
+    generations per second are ``n * repeats`` over the time taken.
+    """
+    board = np.empty(NSQ, dtype=np.int64)
+    slot_of = np.empty(NSQ, dtype=np.int64)
+    plist = np.empty(32, dtype=np.int64)
+    st = np.empty(2, dtype=np.int64)
+    moves = np.empty(MAX_MOVES, dtype=np.int64)
+    total = 0
+    for i in range(positions.shape[0]):
+        setup(positions[i], sides[i], board, slot_of, plist, st)
+        for _ in range(repeats):
+            total += generate_legal(board, slot_of, plist, st, moves, pseudo)
+    return total
