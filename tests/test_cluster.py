@@ -1,7 +1,7 @@
 """The Ray pool on a real local Ray cluster (2 CPUs): matches, map, rate limiter, channel, faults.
 
-One Ray session and one pool serve the whole module, since starting Ray and
-its worker processes is what costs time here.
+One Ray session (shared with the tournament tests) and one pool serve the
+whole module, since starting Ray and its worker processes is what costs time.
 """
 
 from __future__ import annotations
@@ -15,12 +15,19 @@ from harness.cluster import Pool, ray_session
 from harness.errors import ClusterError, InvalidInput, SpecError
 from harness.match import MatchSpec, play_match
 
-GAME = "xiangqi"
+GAME = "totality"
+
+
+@pytest.fixture(scope="session")
+def ray_cluster():
+    """One local Ray session for every Ray test module (the first to start it ends it)."""
+    with ray_session(num_cpus=2):
+        yield
 
 
 @pytest.fixture(scope="module")
-def pool():
-    with ray_session(num_cpus=2), Pool(workers=2) as shared:
+def pool(ray_cluster):
+    with Pool(workers=2) as shared:
         yield shared
 
 
