@@ -324,7 +324,7 @@ def tournament(ctx: click.Context, game: str | None, players: tuple[str, ...], o
     \b
     Examples:
       harness tournament totality --player greedy --player alphabeta:depth=3 --opponent gbot --games 50
-      harness tournament xiangqi --player greedy --player random --round-robin --games 20 --workers 2
+      harness tournament ravenward --player greedy --player random --round-robin --games 20 --workers 2
       harness tournament ravenward --player alphabeta:depth=3 --opponent greedy --games 400 --sprt 0,50
       harness tournament --resume 12
       harness tournament totality --player greedy --opponent gbot --games 1000 --address auto

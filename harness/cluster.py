@@ -42,6 +42,7 @@ import itertools
 import logging
 import math
 import os
+import socket
 import sys
 import time
 from collections import deque
@@ -102,6 +103,16 @@ def _driver_code_path() -> list[str]:
     return list(dict.fromkeys(paths))
 
 
+def _check_reachable(address: str, timeout_s: float = 5.0) -> None:
+    """Fail fast on a HOST:PORT nobody answers: Ray itself retries for minutes, noisily."""
+    host, _, port = address.rpartition(":")
+    try:
+        socket.create_connection((host, int(port)), timeout=timeout_s).close()
+    except OSError as error:
+        raise ClusterError(f"cannot reach a Ray head at {address} ({error}); start one there with "
+                           "scripts/ray_head, or leave out --address for a local cluster") from None
+
+
 def _connect(workers: int | None, address: str | None) -> bool:
     """Start or join Ray unless already connected; True if this call started the session."""
     if ray.is_initialized():
@@ -109,6 +120,8 @@ def _connect(workers: int | None, address: str | None) -> bool:
     _check_address(address)
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     options = _init_options(address)
+    if address is not None and address != "auto" and not address.startswith("ray://"):
+        _check_reachable(address)
     try:
         if address is None:
             ray.init(num_cpus=workers or os.cpu_count() or 1,
