@@ -206,6 +206,9 @@ class TournamentReport:
                  + (f", {self.workers_replaced} lost workers replaced" if self.workers_replaced else "")]
         if self.sprt is not None:
             lines.append(self.sprt.describe())
+            if self.sprt.decision is None and not self.interrupted:
+                lines.append(f"the test did not decide within --games {self.config.games}; "
+                             "a larger cap or a wider elo0..elo1 gives it room")
             if self.sprt.counts.pairs:
                 first, second = self.config.players
                 lines.append(f"{first} vs {second}: {elo_estimate(self.sprt.counts).describe()}")

@@ -11,18 +11,11 @@ import time
 
 import pytest
 
-from harness.cluster import Pool, ray_session
+from harness.cluster import Pool
 from harness.errors import ClusterError, InvalidInput, SpecError
 from harness.match import MatchSpec, play_match
 
 GAME = "totality"
-
-
-@pytest.fixture(scope="session")
-def ray_cluster():
-    """One local Ray session for every Ray test module (the first to start it ends it)."""
-    with ray_session(num_cpus=2):
-        yield
 
 
 @pytest.fixture(scope="module")

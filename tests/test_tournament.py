@@ -14,20 +14,13 @@ from collections import Counter
 import pytest
 
 from harness.cli import main
-from harness.cluster import Pool, ray_session
+from harness.cluster import Pool
 from harness.db import open_database
 from harness.errors import InvalidInput, SpecError
 from harness.match import match_key
 from harness.tournament import TournamentConfig, plan, play
 
 GAME = "totality"
-
-
-@pytest.fixture(scope="session")
-def ray_cluster():
-    """One local Ray session for every Ray test module (the first to start it ends it)."""
-    with ray_session(num_cpus=2):
-        yield
 
 
 @pytest.fixture(scope="module")
