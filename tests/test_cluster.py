@@ -1,7 +1,7 @@
 """The Ray pool on a real local Ray cluster (2 CPUs): matches, map, rate limiter, channel, faults.
 
-One Ray session (shared with the tournament tests) and one pool serve the
-whole module, since starting Ray and its worker processes is what costs time.
+One Ray session and one pool serve the whole module, since starting Ray and
+its worker processes is what costs time.
 """
 
 from __future__ import annotations
