@@ -366,7 +366,6 @@ class Pool:
         self._queue: deque[tuple[Hashable, MatchSpec]] = deque()
         self._ready: deque[tuple[Hashable, MatchResult]] = deque()
         self._plays = _Flight()
-        self._calls = _Flight()
         self._helpers: list[Any] = []
         self._match_s: float | None = None
         self._matches = 0
@@ -419,7 +418,7 @@ class Pool:
             except Exception:  # noqa: BLE001 - already gone is fine
                 pass
         self._workers, self._helpers = [], []
-        self._plays, self._calls = _Flight(), _Flight()
+        self._plays = _Flight()
         self._queue.clear()
         self._started = False
         if self._owns_ray:
@@ -521,12 +520,16 @@ class Pool:
         """
         self.start()
         todo = deque(_Unit("call", [(None, (fn, item))]) for item in items)
-        flight = self._calls
-        while True:
-            unit = self._next_finished(flight, lambda: todo.popleft() if todo else None)
-            if unit is None:
-                return
-            yield unit.items[0][1]
+        flight = _Flight()  # this call's own: an abandoned map leaves nothing for the next one
+        try:
+            while True:
+                unit = self._next_finished(flight, lambda: todo.popleft() if todo else None)
+                if unit is None:
+                    return
+                yield unit.items[0][1]
+        finally:
+            for unit in flight.refs.values():  # abandoned calls: their workers take new work
+                unit.worker.inflight -= 1
 
     def rate_limiter(self, rate_per_s: float, burst: int = 1) -> RateLimiter:
         """A token bucket shared by all workers, ``rate_per_s`` acquisitions per second.

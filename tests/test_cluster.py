@@ -84,6 +84,13 @@ def test_map_runs_on_the_worker_processes(pool):
     assert os.getpid() not in {pid for _, pid in results}
 
 
+def test_an_abandoned_map_leaves_nothing_behind_for_the_next_one(pool):
+    first = pool.map(worker_pid, range(10))
+    next(first)
+    first.close()
+    assert sorted(item for item, _ in pool.map(worker_pid, range(100, 104))) == [100, 101, 102, 103]
+
+
 def test_rate_limiter_spaces_acquisitions_from_all_workers_and_channel_collects_them(pool):
     rate = 20.0
     limiter, channel = pool.rate_limiter(rate), pool.channel()
