@@ -561,7 +561,10 @@ class Pool:
     def worker_pids(self) -> list[int]:
         """The process ids of the live workers (for diagnostics and fault tests)."""
         self.start()
-        return ray.get([w.handle.pid.remote() for w in self._workers])
+        try:
+            return ray.get([w.handle.pid.remote() for w in self._workers])
+        except ray_errors.RayError as error:
+            raise ClusterError(f"a worker did not answer: {_first_line(error)}") from error
 
     @property
     def stats(self) -> PoolStats:

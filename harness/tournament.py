@@ -203,7 +203,7 @@ class TournamentReport:
         lines = [f"run {self.run_id} ({self.config.mode}, {self.config.game}): {self.recorded}/"
                  f"{self.planned} games recorded, {self.played} played now in {self.seconds:.1f}s "
                  f"({rate:.1f} games/s)"
-                 + (f", {self.workers_replaced} lost workers replaced" if self.workers_replaced else "")]
+                 + (f", lost workers replaced: {self.workers_replaced}" if self.workers_replaced else "")]
         if self.sprt is not None:
             lines.append(self.sprt.describe())
             if self.sprt.decision is None and not self.interrupted:
