@@ -20,6 +20,7 @@ import json
 import os
 import re
 import socket
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime, timezone
@@ -274,17 +275,20 @@ class Database:
 
     # -- players ----------------------------------------------------------------------------
 
-    def _player_id(self, session: Session, spec: str) -> int:
-        """The id of a player configuration, inserting it on first sight (race-free)."""
-        digest = spec_hash(spec)
-        known = self._player_ids.get(digest)
-        if known is not None:
-            return known
-        kind, params = spec_parts(spec)
-        session.execute(self._insert(PlayerRow).values(hash=digest, kind=kind, spec=spec, params=params,
-                                                        created=now())
-                        .on_conflict_do_nothing(index_elements=["hash"]))
-        return session.scalar(select(PlayerRow.id).where(PlayerRow.hash == digest))
+    def _player_ids_for(self, session: Session, specs: set[str]) -> dict[str, int]:
+        """The ids of player configurations, inserting the new ones (race-free, one lock order)."""
+        ids = {spec: self._player_ids[spec_hash(spec)] for spec in specs if spec_hash(spec) in self._player_ids}
+        missing = sorted(specs - set(ids), key=spec_hash)
+        if missing:
+            created = now()
+            rows = [dict(zip(("kind", "params"), spec_parts(spec)), hash=spec_hash(spec), spec=spec, created=created)
+                    for spec in missing]
+            session.connection().execute(
+                self._insert(PlayerRow.__table__).on_conflict_do_nothing(index_elements=["hash"]), rows)
+            by_hash = dict(session.execute(select(PlayerRow.hash, PlayerRow.id)
+                                           .where(PlayerRow.hash.in_([row["hash"] for row in rows]))).all())
+            ids.update({spec: by_hash[spec_hash(spec)] for spec in missing})
+        return ids
 
     # -- matches ----------------------------------------------------------------------------
 
@@ -301,33 +305,31 @@ class Database:
         return self.record_many(run_id, [result]) == 1
 
     def record_many(self, run_id: int, results: list[MatchResult]) -> int:
-        """Store several results in one transaction (all or none); returns how many were new."""
-        games: dict[str, tuple[str, str, str | None]] = {}  # spec -> canonical spec, name, seat
-        stored = 0
-        new_players: dict[str, int] = {}
+        """Store several results in one transaction (all or none); returns how many were new.
+
+        Raises:
+            InvalidInput: a result holds data JSON cannot store; nothing was stored.
+            DatabaseError: the write failed; nothing of it was stored.
+        """
+        if not results:
+            return 0
+        games = {spec: (canonical_game(spec), *game_parts(spec)) for spec in {r.game for r in results}}
+        recorded = now()
         with self.session(write=True) as session:
-            for result in results:
-                if result.game not in games:
-                    games[result.game] = (canonical_game(result.game), *game_parts(result.game))
-                game, name, seat = games[result.game]
-                ids = {}
-                for spec in sorted({result.player, result.opponent}, key=spec_hash):  # one lock order
-                    ids[spec] = self._player_id(session, spec)
-                    new_players[spec_hash(spec)] = ids[spec]
-                inserted = session.execute(
-                    self._insert(MatchRow).values(
-                        run_id=run_id, key=result.key, game=game, game_name=name, seat=seat,
-                        seed=result.seed, opening_plies=result.opening_plies,
-                        player_id=ids[result.player], opponent_id=ids[result.opponent],
-                        outcome=result.outcome, reason=result.reason, score=float(result.score),
-                        counters=result.counters, plies=result.plies, actions=result.actions,
-                        duration_s=result.duration_s, player_s=result.player_s, opponent_s=result.opponent_s,
-                        source=result.source, server_score=result.server_score, error=result.error,
-                        extra=result.extra, recorded=now())
-                    .on_conflict_do_nothing(index_elements=["run_id", "key"])
-                    .returning(MatchRow.id))
-                stored += inserted.first() is not None
-        self._player_ids.update(new_players)  # only after the commit: a rollback may drop new rows
+            ids = self._player_ids_for(session, {s for r in results for s in (r.player, r.opponent)})
+            rows = [dict(run_id=run_id, key=r.key, game=games[r.game][0], game_name=games[r.game][1],
+                         seat=games[r.game][2], seed=r.seed, opening_plies=r.opening_plies,
+                         player_id=ids[r.player], opponent_id=ids[r.opponent], outcome=r.outcome, reason=r.reason,
+                         score=float(r.score), counters=r.counters, plies=r.plies, actions=r.actions,
+                         duration_s=r.duration_s, player_s=r.player_s, opponent_s=r.opponent_s, source=r.source,
+                         server_score=r.server_score, error=r.error, extra=r.extra, recorded=recorded)
+                    for r in results]
+            inserted = session.connection().execute(
+                self._insert(MatchRow.__table__).on_conflict_do_nothing(index_elements=["run_id", "key"])
+                .returning(MatchRow.__table__.c.id), rows)
+            stored = len(inserted.all())
+        # only after the commit: a rolled-back transaction may have dropped new player rows
+        self._player_ids.update({spec_hash(spec): player_id for spec, player_id in ids.items()})
         return stored
 
     def recorded_keys(self, run_id: int) -> set[str]:
@@ -489,6 +491,36 @@ def open_database(url: str | URL | None = None) -> Database:
         database.close()
         raise
     return database
+
+
+@contextmanager
+def scratch_database(url: str) -> Iterator[str]:
+    """A throwaway, empty database on the server of ``url``, for tests and benchmarks.
+
+    PostgreSQL: a new schema, selected through the connection's search_path
+    and dropped with everything in it afterwards. SQLite: a new file in a
+    temporary directory. Yields the URL to open.
+    """
+    if make_url(url).get_backend_name() == "sqlite":
+        import tempfile
+        with tempfile.TemporaryDirectory(prefix="harness-db-") as directory:
+            yield f"sqlite:///{os.path.join(directory, 'harness.db')}"
+        return
+    name = f"scratch_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(url)
+    try:
+        with admin.begin() as connection:
+            connection.exec_driver_sql(f'CREATE SCHEMA "{name}"')
+        scratch = make_url(url).update_query_dict({"options": f"-csearch_path={name}"})
+        yield scratch.render_as_string(hide_password=False)
+    except SQLAlchemyError as error:
+        raise DatabaseError(f"database {mask_url(url)}: {' '.join(str(getattr(error, 'orig', error)).split())}") from error
+    finally:
+        try:
+            with admin.begin() as connection:
+                connection.exec_driver_sql(f'DROP SCHEMA IF EXISTS "{name}" CASCADE')
+        finally:
+            admin.dispose()
 
 
 def _configure_sqlite(connection: Any, record: Any) -> None:
