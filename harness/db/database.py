@@ -77,6 +77,15 @@ def to_json(value: Any) -> str:
                            "JSON data (dicts, lists, str, finite numbers, bool, None)") from None
 
 
+def database_error(url: URL, error: Exception) -> DatabaseError:
+    """The one translation of a SQLAlchemy error: one line, the URL's password masked everywhere."""
+    original = getattr(error, "orig", None) or error
+    text = " ".join(str(original).split()) or type(original).__name__
+    if url.password:
+        text = text.replace(str(url.password), "***")
+    return DatabaseError(f"database {mask_url(url)}: {text}")
+
+
 def now() -> datetime:
     """The current time in UTC (stored with every row that has a time)."""
     return datetime.now(timezone.utc)
@@ -120,13 +129,7 @@ class Database:
         return engine
 
     def _fail(self, error: Exception) -> DatabaseError:
-        """The one translation of a SQLAlchemy error: one line, password masked."""
-        original = getattr(error, "orig", None) or error
-        text = " ".join(str(original).split()) or type(original).__name__
-        password = self.url.password
-        if password:
-            text = text.replace(str(password), "***")
-        return DatabaseError(f"database {self.masked_url}: {text}")
+        return database_error(self.url, error)
 
     @contextmanager
     def session(self, write: bool = False) -> Iterator[Session]:
@@ -514,7 +517,7 @@ def scratch_database(url: str) -> Iterator[str]:
         scratch = make_url(url).update_query_dict({"options": f"-csearch_path={name}"})
         yield scratch.render_as_string(hide_password=False)
     except SQLAlchemyError as error:
-        raise DatabaseError(f"database {mask_url(url)}: {' '.join(str(getattr(error, 'orig', error)).split())}") from error
+        raise database_error(make_url(url), error) from error
     finally:
         try:
             with admin.begin() as connection:
@@ -540,15 +543,22 @@ def _begin_sqlite(connection: Any) -> None:
     connection.exec_driver_sql(f"BEGIN {mode}")
 
 
+def _utc(moment: datetime | None) -> datetime | None:
+    """Stored times are UTC; SQLite hands them back without a zone, PostgreSQL with one."""
+    if moment is None or moment.tzinfo is not None:
+        return moment
+    return moment.replace(tzinfo=timezone.utc)
+
+
 def _run_record(row: RunRow) -> RunRecord:
     return RunRecord(id=row.id, name=row.name, kind=row.kind, game=row.game, config=row.config, status=row.status,
-                     started=row.started, ended=row.ended, study=row.study, trial=row.trial, host=row.host,
+                     started=_utc(row.started), ended=_utc(row.ended), study=row.study, trial=row.trial, host=row.host,
                      version=row.version)
 
 
 def _match_record(row: MatchRow, player: str, opponent: str) -> MatchRecord:
     return MatchRecord(
-        id=row.id, run_id=row.run_id, recorded=row.recorded, game=row.game, player=player, opponent=opponent,
+        id=row.id, run_id=row.run_id, recorded=_utc(row.recorded), game=row.game, player=player, opponent=opponent,
         seed=row.seed, outcome=row.outcome, reason=row.reason, score=row.score, counters=row.counters,
         actions=row.actions, plies=row.plies, duration_s=row.duration_s, player_s=row.player_s,
         opponent_s=row.opponent_s, key=row.key, opening_plies=row.opening_plies, source=row.source,
@@ -558,4 +568,4 @@ def _match_record(row: MatchRow, player: str, opponent: str) -> MatchRecord:
 def _live_record(row: LiveGameRow) -> LiveGameRecord:
     return LiveGameRecord(id=row.id, run_id=row.run_id, key=row.key, game=row.game, seed=row.seed,
                           player=row.player, server_state=row.server_state, actions=row.actions, status=row.status,
-                          error=row.error, server_score=row.server_score, updated=row.updated)
+                          error=row.error, server_score=row.server_score, updated=_utc(row.updated))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from datetime import datetime, timezone
 from dataclasses import fields
 
 import pytest
@@ -51,7 +52,8 @@ def test_a_run_is_found_by_id_or_by_its_newest_name_and_its_status_ends_it(db):
     assert db.run("nope") is None
     db.set_run_status(first, "done")
     record = db.run(first)
-    assert record.status == "done" and record.ended is not None and record.config == {"rounds": 2}
+    assert record.status == "done" and record.config == {"rounds": 2}
+    assert record.started <= record.ended <= datetime.now(timezone.utc)  # both backends hand back UTC times
     assert [r.id for r in db.runs(kind="study")] == [second]
 
 
