@@ -45,18 +45,28 @@ DEFAULT_URL = "sqlite:///harness.db"
 ALIAS_PREFIX = "tuned:"
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,199}$")
 SQLITE_BUSY_TIMEOUT_MS = 60_000
+SUPPORTED_BACKENDS = ("sqlite", "postgresql")
 
 
 def mask_url(url: str | URL) -> str:
     """The URL as text with its password replaced by ``***`` (safe for messages and logs).
 
-    Text that is not a URL at all is returned with anything between ``:`` and
-    ``@`` masked, so even a malformed URL never leaks a password.
+    Text that is not a URL at all is returned with everything between the
+    user's ``:`` and the last ``@`` masked, so even a malformed URL never
+    leaks a password.
     """
     try:
+        if isinstance(url, str) and _has_unquoted_at(url):
+            raise ArgumentError("an unquoted @ in the password")
         return make_url(url).render_as_string(hide_password=True)
     except ArgumentError:
-        return re.sub(r"(//[^:/@]*:)[^@]*@", r"\1***@", str(url))
+        return re.sub(r"^((?:[^:/@]+://)?[^:/@]*):[^@]*@", r"\1:***@", str(url))
+
+
+def _has_unquoted_at(url: str) -> bool:
+    """True when the URL's user part holds more than one ``@`` (a password with an unquoted ``@``)."""
+    authority = url.partition("://")[2].partition("/")[0]
+    return authority.count("@") > 1
 
 
 def default_url() -> str:
@@ -99,6 +109,9 @@ class Database:
     """
 
     def __init__(self, url: str | URL) -> None:
+        if isinstance(url, str) and _has_unquoted_at(url):
+            raise InvalidInput(f"database URL {mask_url(url)}: quote special characters in the password "
+                               "(@ as %40, / as %2F, : as %3A); valid: postgresql+psycopg://user:***@host/db")
         self.url = make_url(url)
         self.masked_url = mask_url(self.url)
         self._player_ids: dict[str, int] = {}
@@ -115,6 +128,9 @@ class Database:
 
     def _create_engine(self) -> Engine:
         backend = self.url.get_backend_name()
+        if backend not in SUPPORTED_BACKENDS:
+            raise InvalidInput(f"database URL {self.masked_url}: backend {backend!r} is not supported; "
+                               f"valid: {', '.join(SUPPORTED_BACKENDS)} (e.g. sqlite:///harness.db)")
         try:
             if backend == "sqlite":
                 engine = create_engine(self.url, json_serializer=to_json,
@@ -196,13 +212,8 @@ class Database:
 
     def _insert(self, table: Any) -> Any:
         """An INSERT that does nothing on a unique conflict, in the backend's dialect."""
-        dialect = self.engine.dialect.name
-        if dialect == "postgresql":
-            return postgresql.insert(table)
-        if dialect == "sqlite":
-            return sqlite.insert(table)
-        raise DatabaseError(f"database {self.masked_url}: backend {dialect!r} is not supported; "
-                            "valid: sqlite, postgresql")
+        dialect = postgresql if self.engine.dialect.name == "postgresql" else sqlite
+        return dialect.insert(table)
 
     # -- runs -------------------------------------------------------------------------------
 
