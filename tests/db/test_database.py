@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 from datetime import datetime, timezone
 from dataclasses import fields
@@ -77,6 +78,7 @@ def test_a_recorded_match_reads_back_with_every_field(db, make_result):
     assert record.to_result() == MatchResult(**{f.name: getattr(result, f.name) for f in fields(MatchResult)}
                                              | {"game": "xiangqi:seat=black"})
     assert record.run_id == run_id and db.match(record.id) == record
+    assert json.loads(json.dumps(record.to_dict()))["id"] == record.id
     assert db.matches(game="xiangqi:seat=black") == [record]
     assert db.matches(game="xiangqi") == []
 
