@@ -7,14 +7,12 @@ Each test gets a fresh database: a new SQLite file, or a new PostgreSQL schema
 from __future__ import annotations
 
 import os
-import uuid
 from collections.abc import Iterator
 
 import pytest
-from sqlalchemy import create_engine, text
-from sqlalchemy.engine import make_url
 
 from harness.db import Database, open_database
+from harness.db.database import scratch_database
 from harness.match import MatchResult
 
 PG_URL = os.environ.get("HARNESS_TEST_PG")
@@ -27,17 +25,8 @@ def database_url(request: pytest.FixtureRequest, tmp_path) -> Iterator[str]:
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'harness.db'}"
         return
-    schema = f"test_{uuid.uuid4().hex[:12]}"
-    admin = create_engine(PG_URL)
-    with admin.begin() as connection:
-        connection.execute(text(f'CREATE SCHEMA "{schema}"'))
-    url = make_url(PG_URL).update_query_dict({"options": f"-csearch_path={schema}"})
-    try:
-        yield url.render_as_string(hide_password=False)
-    finally:
-        with admin.begin() as connection:
-            connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
+    with scratch_database(PG_URL) as url:
+        yield url
 
 
 @pytest.fixture

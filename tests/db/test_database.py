@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import threading
+from datetime import datetime, timezone
 from dataclasses import fields
 
 import pytest
@@ -51,7 +53,8 @@ def test_a_run_is_found_by_id_or_by_its_newest_name_and_its_status_ends_it(db):
     assert db.run("nope") is None
     db.set_run_status(first, "done")
     record = db.run(first)
-    assert record.status == "done" and record.ended is not None and record.config == {"rounds": 2}
+    assert record.status == "done" and record.config == {"rounds": 2}
+    assert record.started <= record.ended <= datetime.now(timezone.utc)  # both backends hand back UTC times
     assert [r.id for r in db.runs(kind="study")] == [second]
 
 
@@ -75,6 +78,7 @@ def test_a_recorded_match_reads_back_with_every_field(db, make_result):
     assert record.to_result() == MatchResult(**{f.name: getattr(result, f.name) for f in fields(MatchResult)}
                                              | {"game": "xiangqi:seat=black"})
     assert record.run_id == run_id and db.match(record.id) == record
+    assert json.loads(json.dumps(record.to_dict()))["id"] == record.id
     assert db.matches(game="xiangqi:seat=black") == [record]
     assert db.matches(game="xiangqi") == []
 
@@ -161,3 +165,54 @@ def test_live_games_are_upserted_by_run_and_key(db):
         "done", {"board": "x"}, [{"from": 1}], 42.0)
     assert [g.key for g in db.live_games(run_id)] == ["g1"]
     assert db.live_game(first + 1000) is None
+
+
+def test_an_optuna_study_can_share_the_database(database_url, make_result):
+    optuna = pytest.importorskip("optuna")
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    with open_database(database_url) as db:
+        run_id = db.start_run("study", "totality", {}, study="shared", trial=0)
+        db.record(run_id, make_result())
+    study = optuna.create_study(study_name="shared", storage=database_url)
+    study.optimize(lambda trial: trial.suggest_float("x", 0, 1), n_trials=2)
+    with open_database(database_url) as db:  # Optuna's tables and its alembic_version do not disturb ours
+        assert db.schema_differences() == []
+        assert db.count_matches(run_id) == 1
+    assert len(optuna.load_study(study_name="shared", storage=database_url).trials) == 2
+
+
+CRASHING_WRITER = """
+import os, sys
+from sqlalchemy import event
+from harness.db import open_database
+from harness.match import MatchResult
+
+db = open_database(sys.argv[1])
+run_id = db.start_run("tournament", "totality", {})
+result = dict(game="totality", opponent="gbot", outcome="win", reason="test", score=1.0, counters={},
+              actions=[], plies=0, duration_s=0.0, player_s=0.0, opponent_s=0.0)
+db.record(run_id, MatchResult(player="random", seed=1, key="kept", **result))
+
+def die_after_the_match_insert(conn, cursor, statement, parameters, context, executemany):
+    if statement.startswith("INSERT INTO matches"):
+        os._exit(3)  # the process dies inside the transaction, before its commit
+
+event.listen(db.engine, "after_cursor_execute", die_after_the_match_insert)
+db.record(run_id, MatchResult(player="greedy", seed=2, key="lost", **result))
+"""
+
+
+def test_a_writer_killed_mid_transaction_leaves_no_half_written_match(database_url, tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    script = tmp_path / "crash.py"
+    script.write_text(CRASHING_WRITER)
+    environment = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    finished = subprocess.run([sys.executable, str(script), database_url], env=environment, timeout=120)
+    assert finished.returncode == 3
+    with open_database(database_url) as db:
+        assert [m.key for m in db.matches()] == ["kept"]
+        assert count(db, PlayerRow) == 2  # greedy was inserted in the lost transaction only
+        assert db.record(db.runs()[0].id, db.matches()[0].to_result()) is False
