@@ -51,6 +51,7 @@ def main() -> None:
     figures: dict[str, float] = {}
     timings: dict[str, list[float]] = {"sequential": [], "pool1": [], "pool2": []}
     busy: dict[str, list[float]] = {"pool1": [], "pool2": []}
+    driver_cpu: dict[str, list[float]] = {"pool1": [], "pool2": []}  # CPU of this process
     # Both pools live at once (3 worker slots on a 2-core machine: a label, not a promise)
     # so the three measurements can be interleaved and share whatever else loads the machine.
     with ray_session(num_cpus=3), Pool(workers=1) as pool1, Pool(workers=2) as pool2:
@@ -65,7 +66,9 @@ def main() -> None:
             timings["sequential"].append(timed(lambda: [play_match(spec) for spec in specs]))
             for name, pool in pools.items():
                 results = []
+                cpu = time.process_time()
                 timings[name].append(timed(lambda pool=pool: results.extend(pool.run(specs))))
+                driver_cpu[name].append(time.process_time() - cpu)
                 assert sorted(r.key for r in results) == expected, "the pool played other matches"
                 # Time inside play_match over workers x wall time: how well the pool keeps its
                 # workers fed, whatever share of a core the machine gives each of them.
@@ -88,6 +91,7 @@ def main() -> None:
         "dispatch_overhead_ms": round(1000 * (figures["pool1_s"] - sequential) / count, 3),
         "worker_busy_fraction_1": round(max(busy["pool1"]), 3),
         "worker_busy_fraction_2": round(max(busy["pool2"]), 3),
+        "driver_cpu_ms_per_match_2": round(1000 * min(driver_cpu["pool2"]) / count, 3),
         "mean_match_ms": round(1000 * sequential / count, 3),
         "match_ms_on_worker": figures["match_ms_on_worker"],
         "batches_per_run_1": figures["batches_pool1"], "batches_per_run_2": figures["batches_pool2"],
