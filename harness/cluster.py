@@ -42,6 +42,7 @@ import itertools
 import logging
 import math
 import os
+import re
 import socket
 import sys
 import time
@@ -131,7 +132,7 @@ def _connect(workers: int | None, address: str | None) -> bool:
             ray.init(address=address, **options)
     except (ConnectionError, RuntimeError, ValueError, ray_errors.RayError) as error:
         where = "a local Ray cluster" if address is None else f"the Ray cluster at {address}"
-        raise ClusterError(f"could not start or join {where}: {error}") from error
+        raise ClusterError(f"could not start or join {where}: {_one_line(error)}") from error
     return True
 
 
@@ -255,7 +256,7 @@ class RateLimiter:
         try:
             delay = ray.get(self._actor.reserve.remote(tokens))
         except ray_errors.RayError as error:
-            raise ClusterError(f"the rate limiter is gone: {error}") from error
+            raise ClusterError(f"the rate limiter is gone: {_one_line(error)}") from error
         if delay > 0:
             time.sleep(delay)
         return delay
@@ -284,7 +285,7 @@ class Channel:
         try:
             return ray.get(method.remote(*args))
         except ray_errors.RayError as error:
-            raise ClusterError(f"the channel is gone: {error}") from error
+            raise ClusterError(f"the channel is gone: {_one_line(error)}") from error
 
 
 # ---------------------------------------------------------------- the pool
@@ -406,7 +407,7 @@ class Pool:
                 f"has {cluster_cpus()} CPUs (each worker takes one)") from None
         except ray_errors.RayError as error:
             self.close()
-            raise ClusterError(f"workers could not start: {error}") from error
+            raise ClusterError(f"workers could not start: {_one_line(error)}") from error
 
     def close(self) -> None:
         """Stop the workers, drop work in flight, and end the Ray session if the pool started it."""
@@ -564,7 +565,7 @@ class Pool:
         try:
             return ray.get([w.handle.pid.remote() for w in self._workers])
         except ray_errors.RayError as error:
-            raise ClusterError(f"a worker did not answer: {_first_line(error)}") from error
+            raise ClusterError(f"a worker did not answer: {_one_line(error)}") from error
 
     @property
     def stats(self) -> PoolStats:
@@ -637,7 +638,7 @@ class Pool:
             except ray_errors.RayTaskError as error:
                 raise self._translate(error) from error
             except ray_errors.RayError as error:
-                raise ClusterError(f"the Ray cluster failed: {error}") from error
+                raise ClusterError(f"the Ray cluster failed: {_one_line(error)}") from error
             if unit.kind == "play":
                 self._learn(unit, output)
                 unit.items = [(tag, result) for (tag, _), result in zip(unit.items, output)]
@@ -669,7 +670,7 @@ class Pool:
         if unit.attempts >= self.max_attempts:
             raise ClusterError(
                 f"a batch of {len(unit.items)} lost its worker {unit.attempts} times; "
-                f"last error: {_first_line(error)}") from error
+                f"last error: {_one_line(error)}") from error
         unit.worker = None
         flight.retry.append(unit)
 
@@ -678,9 +679,19 @@ class Pool:
         cause = getattr(error, "cause", None)
         if isinstance(cause, HarnessError):
             return cause
-        return ClusterError(f"a worker failed: {_first_line(cause or error)}")
+        return ClusterError(f"a worker failed: {_one_line(cause or error)}")
 
 
-def _first_line(error: BaseException) -> str:
-    text = str(error).strip().splitlines()
-    return f"{type(error).__name__}: {text[0] if text else ''}"
+def _one_line(error: BaseException) -> str:
+    """One line for the user: the error's first line, and its root cause when Ray buried one.
+
+    Ray's errors carry whole tracebacks; the line that names the cause (a
+    ``ModuleNotFoundError: ...`` on a node with another checkout) is kept.
+    """
+    lines = [line.strip() for line in str(error).strip().splitlines() if line.strip()]
+    head = f"{type(error).__name__}: {lines[0] if lines else ''}"
+    causes = [line for line in lines[1:] if _CAUSE_LINE.match(line)]
+    return f"{head} ({causes[-1]})" if causes and causes[-1] not in head else head
+
+
+_CAUSE_LINE = re.compile(r"^[A-Za-z_.]*(Error|Exception): ")
