@@ -142,8 +142,9 @@ def plan(game: str, players: Iterable[str], opponent: str | None = None, *, roun
     aliases: dict[str, str] = {}
 
     def canonical(spec: str) -> str:
-        text = load_player(resolve(spec), rules.name).spec
-        if text != spec:
+        resolved = resolve(spec)
+        text = load_player(resolved, rules.name).spec
+        if resolved != spec:  # a name such as tuned:<study>, kept for the record
             aliases.setdefault(text, spec)
         return text
 
