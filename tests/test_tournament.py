@@ -170,10 +170,14 @@ def test_cli_bad_input_is_one_line_and_exit_2(tmp_path, capsys):
 
 def test_cli_runs_a_gauntlet_prints_the_leaderboard_and_resumes_by_name(tmp_path, capsys, pool):
     db = f"sqlite:///{tmp_path / 'cli.db'}"
-    code = main(["tournament", GAME, "--player", "greedy", "--opponent", "random", "--games", "4",
-                 "--workers", "1", "--db", db, "--run-name", "smoke"])
+    with open_database(db) as database:
+        database.save_named_player("shallow", "alphabeta:depth=1", GAME)
+    code = main(["tournament", GAME, "--player", "greedy", "--player", "tuned:shallow", "--opponent", "random",
+                 "--games", "2", "--workers", "1", "--db", db, "--run-name", "smoke"])
     out = capsys.readouterr().out
     assert code == 0
-    assert "greedy" in out and "4/4 games recorded" in out
+    assert "greedy" in out and "alphabeta:depth=1  (tuned:shallow)" in out and "4/4 games recorded" in out
+    with open_database(db) as database:
+        assert {m.player for m in database.matches()} == {"greedy", "alphabeta:depth=1"}
     assert main(["tournament", "--resume", "smoke", "--workers", "1", "--db", db]) == 0
     assert "0 played now" in capsys.readouterr().out
