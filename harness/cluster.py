@@ -73,9 +73,9 @@ _DISCARDED = object()  # the tag of results nobody wants any more (``cancel(runn
 
 def _init_options(address: str | None) -> dict[str, Any]:
     quiet = {"log_to_driver": False, "logging_level": logging.ERROR, "configure_logging": True}
-    if address is not None and address.startswith("ray://"):
-        return quiet  # Ray Client takes only a subset of the options
-    return quiet | {"include_dashboard": False}
+    if address is None:
+        return quiet | {"include_dashboard": False}  # a cluster we start: no dashboard either
+    return quiet  # a running cluster keeps its own settings
 
 
 def _check_address(address: str | None) -> None:
