@@ -99,8 +99,9 @@ def test_rate_limiter_spaces_acquisitions_from_all_workers_and_channel_collects_
     reports = channel.drain()
     assert sorted(number for number, _, _ in reports) == list(range(6))
     stamps = sorted(stamp for _, stamp, _ in reports)
-    gaps = [later - earlier for earlier, later in zip(stamps, stamps[1:])]
-    assert min(gaps) >= 0.8 / rate  # one slot per 1/rate seconds, whichever worker asks
+    # One slot per 1/rate seconds, whichever worker asks: 6 acquisitions span at least
+    # 5/rate (less a margin for the message latency that differs between callers).
+    assert stamps[-1] - stamps[0] >= 0.8 * 5 / rate
     assert channel.drain() == []
 
 
