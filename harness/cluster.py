@@ -48,6 +48,7 @@ import sys
 import time
 from collections import deque
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -136,8 +137,9 @@ def _connect(workers: int | None, address: str | None) -> bool:
     return True
 
 
-class ray_session:  # noqa: N801 - used as a context manager, reads as a phrase
-    """A Ray session for a block of code: started if none is running, shut down after.
+@contextmanager
+def ray_session(num_cpus: int | None = None, address: str | None = None) -> Iterator[None]:
+    """A Ray session for a block of code: started (or joined) if none is running, ended after.
 
     Pools inside the block share it (a pool never shuts down a session it did
     not start), which is how the tests share one local cluster.
@@ -146,19 +148,16 @@ class ray_session:  # noqa: N801 - used as a context manager, reads as a phrase
         num_cpus: CPUs of a local cluster (ignored when joining one).
         address: None for a local cluster, ``"auto"``, ``HOST:PORT`` or
             ``"ray://HOST:PORT"`` to join a running one.
+
+    Raises:
+        InvalidInput: a malformed address.
+        ClusterError: Ray could not be started or joined.
     """
-
-    def __init__(self, num_cpus: int | None = None, address: str | None = None) -> None:
-        self.num_cpus = num_cpus
-        self.address = address
-        self._started = False
-
-    def __enter__(self) -> ray_session:
-        self._started = _connect(self.num_cpus, self.address)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self._started:
+    started = _connect(num_cpus, address)
+    try:
+        yield
+    finally:
+        if started:
             ray.shutdown()
 
 
