@@ -301,7 +301,10 @@ def play(database: Database, run_id: int, config: TournamentConfig, pool: Pool, 
                         on_result(result)
                     if tracker is not None:
                         tracker.add(result)
-                        if tracker.status().decision is not None:
+                        status_now = tracker.status()
+                        progress.update(task, description=f"{config.mode} {config.game} "
+                                                          f"LLR {status_now.llr:+.2f}")
+                        if status_now.decision is not None:
                             break
     except KeyboardInterrupt:
         status = "interrupted"
