@@ -268,3 +268,22 @@ def test_random_playout_kernel_ends_the_game_like_the_public_protocol():
     sun, moon = kernels.random_playout(state.sun, state.moon, 11)
     final = WISE.make_state(sun, moon)
     assert WISE.is_terminal(final) and sun.bit_count() + moon.bit_count() > 4
+
+
+def test_local_env_hands_back_only_the_users_turns_or_the_end():
+    from harness.envs import LocalEnv
+    from harness.testing import check_env
+    env = LocalEnv("totality:easy", "random")
+    check_env(env, seeds=range(6))
+    # A forced pass of the user is played inside step, as the live API does.
+    user_passes = 0
+    for seed in range(40):
+        observation = env.reset(seed)
+        while not observation.done:
+            observation = env.step(observation.legal_actions[0])
+            assert observation.legal_actions != [PASS]
+        state = EASY.initial_state()
+        for action in env.actions:
+            user_passes += action == PASS and EASY.to_move(state) == 0
+            state = EASY.apply(state, action)
+    assert user_passes > 0  # the branch was exercised
