@@ -50,6 +50,7 @@ PASS_MOVE = 64
 DECIDED = 1.0e6
 INFINITY = 1.0e12
 EXACT_DEPTH = 200  # a depth no game can exhaust: the search runs to the end
+EXACT_TABLE_EMPTIES = 5  # the solver skips the table this close to the end: probing costs more than it saves
 MAX_PLY = 140  # at most 60 placements and a pass before each, plus slack
 MAX_MOVES = 64
 MAX_TABLE_BITS = 18  # 2**18 entries, about 8 MB
@@ -194,14 +195,33 @@ def _evaluate(player, opponent, weights, scratch):
 
 
 @njit
-def terminal_value(player, opponent):
-    """A finished game from the mover's view: +-DECIDED plus the disc lead, 0 for a draw."""
-    lead = _count(player) - _count(opponent)
+def _lead_value(lead):
+    """A finished game's value for a final disc lead: +-DECIDED plus the lead, 0 for a draw."""
     if lead > 0:
         return DECIDED + lead
     if lead < 0:
         return -DECIDED + lead
     return 0.0
+
+
+@njit
+def terminal_value(player, opponent):
+    """A finished game from the mover's view: +-DECIDED plus the disc lead, 0 for a draw."""
+    return _lead_value(_count(player) - _count(opponent))
+
+
+@njit
+def _last_empty_value(player, opponent, empty):
+    """Exact value with one empty cell left: the mover fills it, else the opponent, else nobody."""
+    square = lowest_bit(empty)
+    mine, theirs = _count(player), _count(opponent)
+    flipped = _count(flips(player, opponent, square))
+    if flipped:
+        return _lead_value(mine + flipped + 1 - (theirs - flipped))
+    flipped = _count(flips(opponent, player, square))
+    if flipped:
+        return _lead_value(mine - flipped - (theirs + flipped + 1))
+    return _lead_value(mine - theirs)
 
 
 @njit
@@ -258,8 +278,14 @@ def negamax(root_player, root_opponent, depth, root_moves, weights, table_player
             if ply > 0 and control[2] != 0:
                 result, finished = 0.0, True
             elif ply > 0:
+                exact = remaining > EXACT_DEPTH // 2
+                empty = ~(player | opponent)
+                empties = _count(empty)
+                use_table = empties > EXACT_TABLE_EMPTIES or not exact
                 legal = moves(player, opponent)
-                if legal == ZERO and moves(opponent, player) == ZERO:
+                if exact and empties == 1:
+                    result, finished = _last_empty_value(player, opponent, empty), True
+                elif legal == ZERO and moves(opponent, player) == ZERO:
                     result, finished = terminal_value(player, opponent), True
                 elif remaining <= 0:
                     result, finished = _evaluate(player, opponent, weights, scratch), True
@@ -268,7 +294,7 @@ def negamax(root_player, root_opponent, depth, root_moves, weights, table_player
                     frame_original_alpha[ply] = alpha
                     slot = _slot(player, opponent, table_mask)
                     table_best = -1
-                    if table_player[slot] == player and table_opponent[slot] == opponent:
+                    if use_table and table_player[slot] == player and table_opponent[slot] == opponent:
                         table_best = table_move[slot]
                         if table_depth[slot] >= remaining:
                             stored, flag = table_value[slot], table_flag[slot]
@@ -286,8 +312,7 @@ def negamax(root_player, root_opponent, depth, root_moves, weights, table_player
                             frame_moves[ply, 0] = PASS_MOVE
                             frame_count[ply] = 1
                         else:
-                            exact = remaining > EXACT_DEPTH // 2
-                            fastest_first = _count(~(player | opponent)) > 6 if exact else remaining >= 3
+                            fastest_first = empties > 6 if exact else remaining >= 3
                             count = 0
                             while legal:
                                 square = lowest_bit(legal)
@@ -351,7 +376,9 @@ def negamax(root_player, root_opponent, depth, root_moves, weights, table_player
                 continue
             result, finished, searched = frame_best[ply], True, True
         # the node at ``ply`` is done with value ``result``
-        if searched and ply > 0 and control[2] == 0:
+        if searched and ply > 0 and control[2] == 0 and (
+                frame_depth[ply] <= EXACT_DEPTH // 2
+                or _count(~(frame_player[ply] | frame_opponent[ply])) > EXACT_TABLE_EMPTIES):
             slot = _slot(frame_player[ply], frame_opponent[ply], table_mask)
             table_player[slot], table_opponent[slot] = frame_player[ply], frame_opponent[ply]
             table_value[slot], table_depth[slot] = result, frame_depth[ply]
@@ -389,7 +416,7 @@ class _Table:
         value = negamax(np.uint64(player), np.uint64(opponent), depth, np.array(root, dtype=np.int64),
                         weights, self.player, self.opponent, self.value, self.depth, self.flag, self.move,
                         self.history, self.control, deadline)
-        return float(value), int(self.control[3]), self.control[2] == 0
+        return float(value) + 0.0, int(self.control[3]), self.control[2] == 0  # + 0.0: no "-0.0"
 
     @property
     def nodes(self) -> int:
