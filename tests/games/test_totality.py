@@ -13,7 +13,7 @@ import json
 import pytest
 
 from harness.errors import IllegalAction, NotationError
-from harness.games import load
+from harness.games import Rules, load
 from harness.games import _totality_kernels as kernels
 from harness.games.totality import PASS, TotalityRules
 from harness.testing import check_rules
@@ -40,7 +40,8 @@ def cells(state, side: str) -> set[tuple[int, int]]:
 
 
 def test_registry_loads_both_levels_and_spec_names_easy_only():
-    assert isinstance(WISE, TotalityRules) and WISE.spec == "totality" and WISE.config == {"level": "wise"}
+    assert isinstance(WISE, TotalityRules) and isinstance(WISE, Rules)
+    assert WISE.spec == "totality" and WISE.config == {"level": "wise"}
     assert EASY.spec == "totality:level=easy" and load("totality", level="easy") is EASY
     assert WISE.user_side == 0
 
