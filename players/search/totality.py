@@ -453,8 +453,9 @@ def search(rules: Rules, state: State, weights: np.ndarray, *, depth: int | None
         deadline: ``time.monotonic()`` instant to stop at (live play).
         seed: breaks ties between equally valued moves.
         endgame: solve exactly when at most this many cells are empty
-            (default 12; 0 turns the solver off). Limits still apply: if the
-            solve does not finish within them, the midgame search decides.
+            (default 12; 0 turns the solver off). The solve may use half of
+            the node or time budget; if it does not finish within that, the
+            midgame search decides with the rest.
 
     Returns:
         The action, its value from the mover's view (``+-1e6 + lead`` for a
@@ -477,10 +478,14 @@ def search(rules: Rules, state: State, weights: np.ndarray, *, depth: int | None
     when = int(deadline * 1e9) if deadline is not None else 0  # time.monotonic_ns() scale
     empties = 64 - (player | opponent).bit_count()
     if empties <= (DEFAULT_ENDGAME if endgame is None else endgame):
-        value, move, completed = table.run(player, opponent, EXACT_DEPTH, root, weights, node_limit, when)
+        # The solve gets half of each budget; if it cannot finish, the midgame search has the rest
+        # (and keeps the table: whatever the solve stored is exact).
+        solve_nodes = max(1, node_limit // 2) if node_limit else 0
+        solve_until = (when + time.monotonic_ns()) // 2 if when else 0
+        value, move, completed = table.run(player, opponent, EXACT_DEPTH, root, weights, solve_nodes,
+                                           solve_until)
         if completed:
             return SearchResult(_action(move), value, empties, table.nodes)
-        table = _Table(_table_bits(depth, nodes, deadline))
     if depth is None:
         depth = TIME_DEPTH_CAP if (nodes or deadline is not None) else DEFAULT_DEPTH
     best, best_value, reached = root[0], 0.0, 0
