@@ -288,3 +288,19 @@ def test_local_env_hands_back_only_the_users_turns_or_the_end():
             user_passes += action == PASS and EASY.to_move(state) == 0
             state = EASY.apply(state, action)
     assert user_passes > 0  # the branch was exercised
+
+
+def test_golden_playthrough_of_a_seeded_random_game_is_unchanged():
+    # Every position of one seeded random game, in notation, hashed: any change to the rules,
+    # the move order of legal_actions or the notation shows up here.
+    import hashlib
+    import random
+    rng, state = random.Random(2026), WISE.initial_state()
+    lines = [WISE.notation(state)]
+    while not WISE.is_terminal(state):
+        state = WISE.apply(state, rng.choice(WISE.legal_actions(state)))
+        lines.append(WISE.notation(state))
+    assert len(lines) == 61 and WISE.outcome(state) == ("loss", "board_full")
+    assert WISE.counters(state) == {"sun": 20, "moon": 44, "empty": 0, "ply": 60, "passes": 0, "to_move": 0}
+    assert hashlib.sha256("\n".join(lines).encode()).hexdigest() == (
+        "8f6477e08d4b9834e77c242bdecf742d2ee86f6f8a04a3609c3c28dcc0129c2d")
