@@ -96,6 +96,7 @@ EDGE_LINES = np.array([ROW_TOP, ROW_BOTTOM, COL_LEFT, COL_RIGHT], dtype=np.uint6
 # Feature indices, in players.features.totality.FEATURES order.
 (W_MOBILITY, W_POTENTIAL, W_FRONTIER, W_CORNERS, W_X, W_C, W_STABILITY, W_EDGES, W_PARITY,
  W_DISCS_LATE, W_POSITIONAL) = range(11)
+FEATURE_COUNT = 11
 
 
 @njit
@@ -179,7 +180,7 @@ def _features(player, opponent, out):
 @njit(cache=True)
 def feature_values(player, opponent):
     """The feature vector of a position from the mover's view (for tests and inspection)."""
-    out = np.zeros(11, dtype=np.float64)
+    out = np.zeros(FEATURE_COUNT, dtype=np.float64)
     _features(player, opponent, out)
     return out
 
@@ -188,7 +189,7 @@ def feature_values(player, opponent):
 def _evaluate(player, opponent, weights, scratch):
     _features(player, opponent, scratch)
     value = 0.0
-    for i in range(11):
+    for i in range(FEATURE_COUNT):
         value += weights[i] * scratch[i]
     limit = DECIDED / 2
     return min(max(value, -limit), limit)
@@ -253,7 +254,7 @@ def negamax(root_player, root_opponent, depth, root_moves, weights, table_player
     frame_next = np.empty(MAX_PLY, dtype=np.int64)
     frame_moves = np.empty((MAX_PLY, MAX_MOVES), dtype=np.int64)
     keys = np.empty(MAX_MOVES, dtype=np.float64)
-    scratch = np.empty(11, dtype=np.float64)
+    scratch = np.empty(FEATURE_COUNT, dtype=np.float64)
     table_mask = np.uint64(len(table_player) - 1)
 
     frame_player[0], frame_opponent[0], frame_depth[0] = root_player, root_opponent, depth
@@ -473,6 +474,8 @@ def search(rules: Rules, state: State, weights: np.ndarray, *, depth: int | None
     root = [square for square in range(64) if state.legal >> square & 1]
     random.Random(seed).shuffle(root)
     weights = np.ascontiguousarray(weights, dtype=np.float64)
+    if weights.shape != (FEATURE_COUNT,):
+        raise ValueError(f"Totality weights are {FEATURE_COUNT} floats in FEATURES order, got shape {weights.shape}")
     table = _Table(_table_bits(depth, nodes, deadline))
     node_limit = int(nodes) if nodes else 0
     when = int(deadline * 1e9) if deadline is not None else 0  # time.monotonic_ns() scale
