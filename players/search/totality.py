@@ -313,7 +313,7 @@ def negamax(root_player, root_opponent, depth, root_moves, weights, table_player
                             frame_moves[ply, 0] = PASS_MOVE
                             frame_count[ply] = 1
                         else:
-                            fastest_first = empties > 6 if exact else remaining >= 3
+                            fastest_first = empties > 4 if exact else remaining >= 3
                             count = 0
                             while legal:
                                 square = lowest_bit(legal)
