@@ -42,10 +42,13 @@ import itertools
 import logging
 import math
 import os
+import re
+import socket
 import sys
 import time
 from collections import deque
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -63,6 +66,7 @@ _LOST_WORKER = (ray_errors.RayActorError, ray_errors.WorkerCrashedError,
                 ray_errors.NodeDiedError, ray_errors.ObjectLostError)
 
 _WAIT_S = 0.5  # ray.wait timeout, so Ctrl-C is seen promptly
+_DISCARDED = object()  # the tag of results nobody wants any more (``cancel(running=True)``)
 
 
 # ---------------------------------------------------------------- Ray session
@@ -70,9 +74,9 @@ _WAIT_S = 0.5  # ray.wait timeout, so Ctrl-C is seen promptly
 
 def _init_options(address: str | None) -> dict[str, Any]:
     quiet = {"log_to_driver": False, "logging_level": logging.ERROR, "configure_logging": True}
-    if address is not None and address.startswith("ray://"):
-        return quiet  # Ray Client takes only a subset of the options
-    return quiet | {"include_dashboard": False}
+    if address is None:
+        return quiet | {"include_dashboard": False}  # a cluster we start: no dashboard either
+    return quiet  # a running cluster keeps its own settings
 
 
 def _check_address(address: str | None) -> None:
@@ -101,6 +105,16 @@ def _driver_code_path() -> list[str]:
     return list(dict.fromkeys(paths))
 
 
+def _check_reachable(address: str, timeout_s: float = 5.0) -> None:
+    """Fail fast on a HOST:PORT nobody answers: Ray itself retries for minutes, noisily."""
+    host, _, port = address.rpartition(":")
+    try:
+        socket.create_connection((host, int(port)), timeout=timeout_s).close()
+    except OSError as error:
+        raise ClusterError(f"cannot reach a Ray head at {address} ({error}); start one there with "
+                           "scripts/ray_head, or leave out --address for a local cluster") from None
+
+
 def _connect(workers: int | None, address: str | None) -> bool:
     """Start or join Ray unless already connected; True if this call started the session."""
     if ray.is_initialized():
@@ -108,6 +122,8 @@ def _connect(workers: int | None, address: str | None) -> bool:
     _check_address(address)
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     options = _init_options(address)
+    if address is not None and address != "auto" and not address.startswith("ray://"):
+        _check_reachable(address)
     try:
         if address is None:
             ray.init(num_cpus=workers or os.cpu_count() or 1,
@@ -117,12 +133,13 @@ def _connect(workers: int | None, address: str | None) -> bool:
             ray.init(address=address, **options)
     except (ConnectionError, RuntimeError, ValueError, ray_errors.RayError) as error:
         where = "a local Ray cluster" if address is None else f"the Ray cluster at {address}"
-        raise ClusterError(f"could not start or join {where}: {error}") from error
+        raise ClusterError(f"could not start or join {where}: {_one_line(error)}") from error
     return True
 
 
-class ray_session:  # noqa: N801 - used as a context manager, reads as a phrase
-    """A Ray session for a block of code: started if none is running, shut down after.
+@contextmanager
+def ray_session(num_cpus: int | None = None, address: str | None = None) -> Iterator[None]:
+    """A Ray session for a block of code: started (or joined) if none is running, ended after.
 
     Pools inside the block share it (a pool never shuts down a session it did
     not start), which is how the tests share one local cluster.
@@ -131,19 +148,16 @@ class ray_session:  # noqa: N801 - used as a context manager, reads as a phrase
         num_cpus: CPUs of a local cluster (ignored when joining one).
         address: None for a local cluster, ``"auto"``, ``HOST:PORT`` or
             ``"ray://HOST:PORT"`` to join a running one.
+
+    Raises:
+        InvalidInput: a malformed address.
+        ClusterError: Ray could not be started or joined.
     """
-
-    def __init__(self, num_cpus: int | None = None, address: str | None = None) -> None:
-        self.num_cpus = num_cpus
-        self.address = address
-        self._started = False
-
-    def __enter__(self) -> ray_session:
-        self._started = _connect(self.num_cpus, self.address)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self._started:
+    started = _connect(num_cpus, address)
+    try:
+        yield
+    finally:
+        if started:
             ray.shutdown()
 
 
@@ -241,7 +255,7 @@ class RateLimiter:
         try:
             delay = ray.get(self._actor.reserve.remote(tokens))
         except ray_errors.RayError as error:
-            raise ClusterError(f"the rate limiter is gone: {error}") from error
+            raise ClusterError(f"the rate limiter is gone: {_one_line(error)}") from error
         if delay > 0:
             time.sleep(delay)
         return delay
@@ -270,7 +284,7 @@ class Channel:
         try:
             return ray.get(method.remote(*args))
         except ray_errors.RayError as error:
-            raise ClusterError(f"the channel is gone: {error}") from error
+            raise ClusterError(f"the channel is gone: {_one_line(error)}") from error
 
 
 # ---------------------------------------------------------------- the pool
@@ -352,7 +366,6 @@ class Pool:
         self._queue: deque[tuple[Hashable, MatchSpec]] = deque()
         self._ready: deque[tuple[Hashable, MatchResult]] = deque()
         self._plays = _Flight()
-        self._calls = _Flight()
         self._helpers: list[Any] = []
         self._match_s: float | None = None
         self._matches = 0
@@ -362,8 +375,7 @@ class Pool:
     # -- lifecycle
 
     def __enter__(self) -> Pool:
-        self.start()
-        return self
+        return self  # workers start on first use, so a pool with nothing to do costs nothing
 
     def __exit__(self, *exc: object) -> None:
         self.close()
@@ -380,6 +392,10 @@ class Pool:
         self._owns_ray = _connect(self.requested_workers, self.address)
         self._started = True
         count = self.requested_workers or cluster_cpus()
+        if count > cluster_cpus():
+            self.close()
+            raise ClusterError(f"the Ray cluster has {cluster_cpus()} CPUs and each worker takes one; "
+                               f"ask for at most {cluster_cpus()} workers, not {count}")
         self._workers = [self._spawn() for _ in range(count)]
         try:
             ray.get([w.handle.pid.remote() for w in self._workers], timeout=self.start_timeout_s)
@@ -390,7 +406,7 @@ class Pool:
                 f"has {cluster_cpus()} CPUs (each worker takes one)") from None
         except ray_errors.RayError as error:
             self.close()
-            raise ClusterError(f"workers could not start: {error}") from error
+            raise ClusterError(f"workers could not start: {_one_line(error)}") from error
 
     def close(self) -> None:
         """Stop the workers, drop work in flight, and end the Ray session if the pool started it."""
@@ -402,7 +418,7 @@ class Pool:
             except Exception:  # noqa: BLE001 - already gone is fine
                 pass
         self._workers, self._helpers = [], []
-        self._plays, self._calls = _Flight(), _Flight()
+        self._plays = _Flight()
         self._queue.clear()
         self._started = False
         if self._owns_ray:
@@ -416,15 +432,26 @@ class Pool:
         self.start()
         self._queue.extend((tag, spec) for spec in specs)
 
-    def cancel(self, tag: Hashable) -> int:
+    def cancel(self, tag: Hashable, running: bool = False) -> int:
         """Drop the queued matches of ``tag``; matches already on a worker still finish.
 
+        Args:
+            tag: the tag given to ``submit``.
+            running: also discard the results of this tag's matches that are
+                already on a worker or finished but not yet handed back, so a
+                stopped piece of work leaves nothing behind in the pool.
+
         Returns:
-            How many matches were dropped.
+            How many queued matches were dropped.
         """
         kept = deque(item for item in self._queue if item[0] != tag)
         dropped = len(self._queue) - len(kept)
         self._queue = kept
+        if running:
+            for unit in list(self._plays.refs.values()) + list(self._plays.retry):
+                unit.items = [(_DISCARDED if item_tag == tag else item_tag, spec)
+                              for item_tag, spec in unit.items]
+            self._ready = deque(item for item in self._ready if item[0] != tag)
         return dropped
 
     def pending(self) -> int:
@@ -450,20 +477,26 @@ class Pool:
             unit = self._next_finished(self._plays, self._next_batch)
             if unit is None:
                 return
-            self._ready.extend(unit.items)  # replaced by results in _next_finished
+            self._ready.extend(item for item in unit.items if item[0] is not _DISCARDED)
 
-    def run(self, specs: Sequence[MatchSpec]) -> Iterator[MatchResult]:
+    def run(self, specs: Sequence[MatchSpec], tag: Hashable = None) -> Iterator[MatchResult]:
         """Play ``specs`` and yield their results as they finish (any order).
 
         Results of other tags that finish meanwhile are kept for ``as_completed``.
+
+        Args:
+            specs: the matches.
+            tag: a tag for ``cancel``; by default a fresh one.
         """
-        tag = object()
+        tag = object() if tag is None else tag
+        if not specs:
+            return
         self.submit(specs, tag)
         remaining = len(specs)
         held: list[tuple[Hashable, MatchResult]] = []
         try:
             for item_tag, result in self.as_completed():
-                if item_tag is not tag:
+                if item_tag != tag:
                     held.append((item_tag, result))
                     continue
                 remaining -= 1
@@ -487,12 +520,16 @@ class Pool:
         """
         self.start()
         todo = deque(_Unit("call", [(None, (fn, item))]) for item in items)
-        flight = self._calls
-        while True:
-            unit = self._next_finished(flight, lambda: todo.popleft() if todo else None)
-            if unit is None:
-                return
-            yield unit.items[0][1]
+        flight = _Flight()  # this call's own: an abandoned map leaves nothing for the next one
+        try:
+            while True:
+                unit = self._next_finished(flight, lambda: todo.popleft() if todo else None)
+                if unit is None:
+                    return
+                yield unit.items[0][1]
+        finally:
+            for unit in flight.refs.values():  # abandoned calls: their workers take new work
+                unit.worker.inflight -= 1
 
     def rate_limiter(self, rate_per_s: float, burst: int = 1) -> RateLimiter:
         """A token bucket shared by all workers, ``rate_per_s`` acquisitions per second.
@@ -524,7 +561,10 @@ class Pool:
     def worker_pids(self) -> list[int]:
         """The process ids of the live workers (for diagnostics and fault tests)."""
         self.start()
-        return ray.get([w.handle.pid.remote() for w in self._workers])
+        try:
+            return ray.get([w.handle.pid.remote() for w in self._workers])
+        except ray_errors.RayError as error:
+            raise ClusterError(f"a worker did not answer: {_one_line(error)}") from error
 
     @property
     def stats(self) -> PoolStats:
@@ -597,7 +637,7 @@ class Pool:
             except ray_errors.RayTaskError as error:
                 raise self._translate(error) from error
             except ray_errors.RayError as error:
-                raise ClusterError(f"the Ray cluster failed: {error}") from error
+                raise ClusterError(f"the Ray cluster failed: {_one_line(error)}") from error
             if unit.kind == "play":
                 self._learn(unit, output)
                 unit.items = [(tag, result) for (tag, _), result in zip(unit.items, output)]
@@ -629,7 +669,7 @@ class Pool:
         if unit.attempts >= self.max_attempts:
             raise ClusterError(
                 f"a batch of {len(unit.items)} lost its worker {unit.attempts} times; "
-                f"last error: {_first_line(error)}") from error
+                f"last error: {_one_line(error)}") from error
         unit.worker = None
         flight.retry.append(unit)
 
@@ -638,9 +678,19 @@ class Pool:
         cause = getattr(error, "cause", None)
         if isinstance(cause, HarnessError):
             return cause
-        return ClusterError(f"a worker failed: {_first_line(cause or error)}")
+        return ClusterError(f"a worker failed: {_one_line(cause or error)}")
 
 
-def _first_line(error: BaseException) -> str:
-    text = str(error).strip().splitlines()
-    return f"{type(error).__name__}: {text[0] if text else ''}"
+def _one_line(error: BaseException) -> str:
+    """One line for the user: the error's first line, and its root cause when Ray buried one.
+
+    Ray's errors carry whole tracebacks; the line that names the cause (a
+    ``ModuleNotFoundError: ...`` on a node with another checkout) is kept.
+    """
+    lines = [line.strip() for line in str(error).strip().splitlines() if line.strip()]
+    head = f"{type(error).__name__}: {lines[0] if lines else ''}"
+    causes = [line for line in lines[1:] if _CAUSE_LINE.match(line)]
+    return f"{head} ({causes[-1]})" if causes and causes[-1] not in head else head
+
+
+_CAUSE_LINE = re.compile(r"^[A-Za-z_.]*(Error|Exception): ")

@@ -1,6 +1,6 @@
 """Statistics over match results: score intervals and Bradley-Terry Elo ratings.
 
-Pure math over plain numbers (numpy and scipy, no database): the leaderboard
+Pure math over plain numbers (numpy, and scipy's t quantiles; no database): the leaderboard
 feeds it aggregates from SQL, tests feed it hand-made samples.
 
 - ``mean_interval``: the mean of a sample with a Student t confidence interval,
@@ -24,9 +24,9 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from statistics import NormalDist
 
 import numpy as np
-from scipy import stats
 
 from harness.errors import InvalidInput
 
@@ -55,6 +55,7 @@ def interval_from_moments(count: int, mean: float, variance: float,
         raise InvalidInput("a mean needs at least one value")
     if count == 1:
         return mean, -math.inf, math.inf
+    from scipy import stats  # imported on first use: it costs a second, and most commands never need it
     half = float(stats.t.ppf(0.5 + confidence / 2.0, count - 1)) * math.sqrt(max(variance, 0.0) / count)
     return mean, mean - half, mean + half
 
@@ -141,7 +142,7 @@ def bradley_terry(games: Iterable[tuple[str, str, float]], confidence: float = 0
     else:
         strength = strength - strength.mean()
         variance = np.diag(covariance)
-    z = float(stats.norm.ppf(0.5 + confidence / 2.0))
+    z = NormalDist().inv_cdf(0.5 + confidence / 2.0)
     rows = []
     for index, player in enumerate(players):
         elo = float(strength[index]) * ELO_PER_LOGIT

@@ -39,6 +39,12 @@ class MatchRecord(MatchResult):
     run_id: int
     recorded: datetime | None = None
 
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-able data, like ``MatchResult.to_dict`` (the time as ISO 8601 text)."""
+        data = super().to_dict()
+        data["recorded"] = None if self.recorded is None else self.recorded.isoformat()
+        return data
+
     def to_result(self) -> MatchResult:
         """The plain ``MatchResult`` this record holds."""
         return MatchResult(**{f.name: getattr(self, f.name) for f in fields(MatchResult)})

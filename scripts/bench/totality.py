@@ -10,7 +10,14 @@
   (``legal_actions`` / ``apply_action`` / ``is_terminal``), the reference, and
   ``ratio_vs_anchor`` = fast path / anchor;
 - ``perft``: counts from the start to depth 10 (published Othello table) and
-  ``perft_nodes_per_s`` (leaves per second over depths 9 and 10).
+  ``perft_nodes_per_s`` (leaves per second over depths 9 and 10);
+- ``search_nodes_per_s``: the compiled alpha-beta at default weights on
+  eight seeded positions with 40 empty cells, and the depth each reached.
+
+Every rate is per second of this process's CPU time (``time.process_time``),
+not of the wall clock: on a machine shared with other jobs the wall clock
+counts the time the process waited for a core, the CPU clock does not. All
+measured code is single-threaded.
 
 Run: ``scripts/bench_engines.py totality --json``.
 """
@@ -33,11 +40,11 @@ class Meter:
         self.step, self.games, self.seconds = step, 0, 0.0
 
     def measure(self, seconds: float) -> None:
-        """Call ``step()`` (it returns the games it played) for about ``seconds``."""
-        started = time.perf_counter()
+        """Call ``step()`` (it returns the games it played) for about ``seconds`` of CPU time."""
+        started = time.process_time()
         while True:
             self.games += self.step()
-            elapsed = time.perf_counter() - started
+            elapsed = time.process_time() - started
             if elapsed >= seconds:
                 self.seconds += elapsed
                 return
@@ -95,11 +102,33 @@ def perft_figures() -> dict:
     """Perft counts to depth 10, whether they match the table, and leaves per second at depths 9-10."""
     start = load("totality").initial_state()
     counts = [kernels.perft(start.sun, start.moon, depth) for depth in range(1, 9)]
-    started = time.perf_counter()
+    started = time.process_time()
     counts += [kernels.perft(start.sun, start.moon, depth) for depth in (9, 10)]
-    elapsed = time.perf_counter() - started
+    elapsed = time.process_time() - started
     return {"perft": counts, "perft_matches_table": counts == PERFT_TABLE,
             "perft_nodes_per_s": round((counts[8] + counts[9]) / elapsed)}
+
+
+def search_figures(seconds: float) -> dict:
+    """Alpha-beta nodes per second at default weights on seeded midgame positions (one core)."""
+    from players.features import weight_vector
+    from players.search.totality import search
+    rules, weights = load("totality"), weight_vector("totality")
+    positions = []
+    for seed in range(8):
+        rng, state = random.Random(seed), rules.initial_state()
+        while rules.counters(state)["empty"] > 40 or not state.legal:
+            state = rules.apply(state, rng.choice(rules.legal_actions(state)))
+        positions.append(state)
+    search(rules, positions[0], weights, depth=1)  # loaded from the cache
+    nodes, depths, started = 0, [], time.process_time()
+    per_position = seconds / len(positions)
+    for state in positions:
+        result = search(rules, state, weights, deadline=time.monotonic() + per_position, endgame=0)
+        nodes += result.nodes
+        depths.append(result.depth)
+    return {"search_nodes_per_s": round(nodes / (time.process_time() - started)),
+            "search_depths_in_%gs" % round(per_position, 3): depths}
 
 
 def run(seconds: float = 3.0, rounds: int = 3) -> dict:
@@ -126,4 +155,5 @@ def run(seconds: float = 3.0, rounds: int = 3) -> dict:
         "public_ratio_vs_anchor": None if anchor is None else round(public / anchor, 2),
     }
     result.update(perft_figures())
+    result.update(search_figures(seconds))
     return result

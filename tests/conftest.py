@@ -1,0 +1,19 @@
+"""Fixtures shared by test modules of several areas."""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.fixture(scope="module")
+def ray_cluster():
+    """A local Ray cluster with 2 CPUs for the tests of one module.
+
+    Starting Ray takes seconds, so a module's tests share it; a
+    ``harness.cluster.Pool`` inside it joins this session instead of starting
+    its own. It ends with the module, so no Ray session (and no CPU count)
+    leaks into another module's tests.
+    """
+    from harness.cluster import ray_session
+    with ray_session(num_cpus=2):
+        yield
