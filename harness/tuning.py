@@ -73,6 +73,7 @@ VERDICTS = {
     "worse": "the 95% interval of the paired difference lies below 0",
     "not distinguishable": "the 95% interval of the paired difference includes 0",
 }
+WAIT_S = 1.0  # how often a driver with no trial of its own looks at the others' running trials
 RUN_STATUS = {"complete": "done", "pruned": "done", "interrupted": "interrupted"}
 
 
@@ -759,7 +760,7 @@ class Driver:
                 if self.active:
                     self.play()
                 elif self.study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
-                    time.sleep(self.study._storage.get_heartbeat_interval())
+                    time.sleep(WAIT_S)
                 else:
                     return
         except BaseException:

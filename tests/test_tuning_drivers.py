@@ -52,6 +52,9 @@ def pools() -> Iterator[tuple[Pool, Pool]]:
 def test_two_drivers_on_one_study_run_distinct_trials_within_one_budget(
         database_url: str, pools: tuple[Pool, Pool]) -> None:
     config = parse_study_file(tiny_study("shared", trials=6, sampler='"tpe"'))
+    # the database exists before the drivers start (harness db upgrade): two connections
+    # switching a brand-new SQLite file to WAL at the same instant can find it locked
+    open_database(database_url).close()
     with ThreadPoolExecutor(2) as executor:
         runs = [executor.submit(tune, config, db_url=database_url, pool=pool, progress=False,
                                 validate_best=False) for pool in pools]
