@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 GAME = "totality:easy"
-# Two weights the tiny study may set to a harmful value (sign flipped), so some
+# Two weights the tiny study may set to a harmful value (far below their range), so some
 # trials are clearly worse than the baseline and the pruner has work to do.
 HARMED = ("corners", "mobility")
 OPPONENT = "greedy"
@@ -12,8 +12,8 @@ OPPONENT = "greedy"
 def tiny_study(name: str, trials: int = 6, **extra: str) -> str:
     from players.features import features
     table = features(GAME)
-    weights = "\n".join(f"{w} = {{ choices = [{table[w].default}, {-4 * table[w].default - 8}] }}"
-                        for w in HARMED)
+    # more is better for both: far below the range is harmful whatever the defaults become
+    weights = "\n".join(f"{w} = {{ choices = [{table[w].default}, {-2 * table[w].high}] }}" for w in HARMED)
     lines = {"sampler": '"random"', "pruner": '"wilcoxon"', "p_threshold": "0.3", "seed": "3"} | extra
     top = "\n".join(f"{k} = {v}" for k, v in lines.items())
     return f"""name = "{name}"
