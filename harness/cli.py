@@ -378,6 +378,8 @@ def tournament(ctx: click.Context, game: str | None, players: tuple[str, ...], o
                db_url: str | None) -> int:
     """Play a gauntlet or a round-robin on Ray, record every match, print the run's leaderboard.
 
+    A round-robin also prints the players' Bradley-Terry Elo over the run.
+
     Ctrl-C stops cleanly; --resume RUN finishes the run without replaying a
     recorded match. With --sprt, two players are compared in seat-swapped
     pairs until the test accepts H0 or H1.
@@ -399,6 +401,9 @@ def tournament(ctx: click.Context, game: str | None, players: tuple[str, ...], o
                             console=Console(stderr=True))
     ctx.invoke(leaderboard, game=report.config.game, opponent=None, run=str(report.run_id), by="mean",
                as_json=False, as_csv=False, db_url=db_url)
+    if report.config.mode == "round-robin" and report.recorded:  # both seats: Elo says more
+        ctx.invoke(ratings, game=report.config.game, run=str(report.run_id), anchor=None, as_json=False,
+                   db_url=db_url)
     for line in report.summary():
         click.echo(line)
     return 130 if report.interrupted else 0

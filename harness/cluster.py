@@ -578,14 +578,14 @@ class Pool:
         """Matches in the next batch.
 
         One match until a duration is measured (a slow game must not hide in a
-        huge first batch); then about ``target_batch_s`` of work, but at most a
-        quarter of each worker's share of the queue (guided self-scheduling),
-        so batches shrink towards the end and the workers finish together.
+        huge first batch); then about ``target_batch_s`` of work, but at most
+        half of each worker's share of the queue (guided self-scheduling), so
+        batches shrink towards the end and the workers finish together.
         """
         if self._match_s is None:
             return 1
         wanted = int(self.target_batch_s / max(self._match_s, 1e-6))
-        share = math.ceil(len(self._queue) / (4 * max(1, len(self._workers))))
+        share = math.ceil(len(self._queue) / (2 * max(1, len(self._workers))))
         return max(1, min(wanted, share, self.max_batch))
 
     def _next_batch(self) -> _Unit | None:

@@ -187,7 +187,7 @@ class TournamentReport:
     status: str                    # done or interrupted
     planned: int                   # matches in the plan
     recorded: int                  # matches the run holds
-    played: int                    # matches played by this call
+    played: int                    # matches this call added to the run
     duplicates: int                # results that were already recorded (re-run batches)
     seconds: float
     sprt: SprtStatus | None = None
@@ -278,7 +278,7 @@ def play(database: Database, run_id: int, config: TournamentConfig, pool: Pool, 
     if tracker is not None:
         for match in database.matches(run_id=run_id):
             tracker.add(match)
-    played = duplicates = 0
+    duplicates = 0
     status = "done"
     replaced_before = pool.stats.replaced
     tag = ("tournament", run_id, object())  # unique even across databases sharing a pool
@@ -295,7 +295,6 @@ def play(database: Database, run_id: int, config: TournamentConfig, pool: Pool, 
                     if not database.record(run_id, result):
                         duplicates += 1  # a re-run batch: the key is already recorded
                         continue
-                    played += 1
                     progress.advance(task)
                     if on_result is not None:
                         on_result(result)
@@ -314,9 +313,10 @@ def play(database: Database, run_id: int, config: TournamentConfig, pool: Pool, 
     finally:
         pool.cancel(tag, running=True)
     database.set_run_status(run_id, status)
+    now_recorded = len(database.recorded_keys(run_id))
     return TournamentReport(
         run_id=run_id, config=config, status=status, planned=len(schedule),
-        recorded=len(database.recorded_keys(run_id)), played=played, duplicates=duplicates,
+        recorded=now_recorded, played=now_recorded - len(recorded), duplicates=duplicates,
         seconds=time.perf_counter() - started,
         sprt=tracker.status() if tracker is not None else None,
         workers_replaced=pool.stats.replaced - replaced_before)

@@ -181,3 +181,7 @@ def test_cli_runs_a_gauntlet_prints_the_leaderboard_and_resumes_by_name(tmp_path
         assert {m.player for m in database.matches()} == {"greedy", "alphabeta:depth=1"}
     assert main(["tournament", "--resume", "smoke", "--workers", "1", "--db", db]) == 0
     assert "0 played now" in capsys.readouterr().out
+    assert main(["tournament", GAME, "--player", "greedy", "--player", "tuned:shallow", "--round-robin",
+                 "--games", "2", "--workers", "1", "--db", db]) == 0
+    out = capsys.readouterr().out
+    assert "Bradley-Terry Elo" in out and "2/2 games recorded" in out  # a round-robin also rates
