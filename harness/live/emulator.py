@@ -53,6 +53,7 @@ from harness.envs import LocalEnv
 from harness.errors import InvalidInput
 from harness.games import REGISTRY, load as load_game
 from harness.live.board import SIDES, fen_board
+from harness.live.observation import local_cells
 
 GAMEBOARD_GAMES = ("ravenward", "totality")
 FAULT_KINDS = ("429", "500", "drop", "delay", "illegal", "garbage", "truncated")
@@ -232,12 +233,19 @@ class Emulator:
         over = rules.is_terminal(state)
         return {
             "state": self.sign({"game": game, "seed": seed, "s": rules.state_to_json(state)}),
-            "observation": {"board": rules.notation(state), "counters": rules.counters(state),
-                            "toMove": rules.to_move(state)},
+            "observation": {"board": self._board_rows(rules, state), "counters": rules.counters(state),
+                            "toMove": rules.to_move(state), "text": rules.notation(state)},
             "legalActions": [] if over else rules.legal_actions(state),
             "score": rules.score(state) if over else 0,
             "gameOver": over,
         }
+
+    @staticmethod
+    def _board_rows(rules: Any, state: Any) -> list[str]:
+        """The board as rows of one character per square ("." empty): this emulator's own encoding."""
+        cells = [cell[:1] or "." for cell in local_cells(rules, state)]
+        width = {49: 7, 64: 8}[len(cells)]
+        return ["".join(cells[i:i + width]) for i in range(0, len(cells), width)]
 
     def game_init(self, slug: str, query: dict[str, str]) -> dict[str, Any]:
         game = self._game_spec(slug, query.get("level"))

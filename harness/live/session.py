@@ -26,7 +26,8 @@ from typing import Any, Callable
 from harness.errors import LiveError, ProtocolError, TrackingError
 from harness.games import Action, Rules, load as load_game
 from harness.live.gameboard import DEFAULT_BASE_URL, SLUGS, GameboardClient, ServerReply
-from harness.live.http import HttpClient, Limiter, RateLimiter, RetryPolicy, DEFAULT_RATE
+from harness.live.http import DEFAULT_RATE, HttpClient, Limiter, RateLimiter, RetryPolicy
+from harness.live.observation import observation_filters
 from harness.live.tracking import Tracker, action_key, choose_over_candidates
 from harness.match import MatchResult
 from players import Limits, load as load_player
@@ -167,7 +168,9 @@ class LiveGame:
             self._observe(self.reply)
 
     def _observe(self, reply: ServerReply) -> None:
-        self.tracker.observe(reply.legal_actions, reply.game_over, server_state=reply.state)
+        readable_state = None if isinstance(reply.state, str) else reply.state
+        self.tracker.observe(reply.legal_actions, reply.game_over, server_state=reply.state,
+                             extra=observation_filters(self.rules, reply.observation, readable_state))
 
     def _step(self) -> None:
         reply = self.reply

@@ -33,7 +33,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Sequence
 
 from harness.errors import TrackingError
 from harness.games import Action, Rules, State
@@ -92,15 +92,16 @@ class Tracker:
     # ---------------------------------------------------------------- narrowing
 
     def observe(self, legal: list[Any], game_over: bool, *,
-                extra: Callable[[State], bool] | None = None, strict: bool = False,
+                extra: Callable[[State], bool] | Sequence[Callable[[State], bool]] | None = None,
+                strict: bool = False,
                 server_state: Any = None) -> list[Candidate]:
         """Keep the candidates that fit one server reply.
 
         Args:
             legal: the server's legal actions (any order; may be empty when over).
             game_over: whether the server says the game is over.
-            extra: an optional filter read from the observation.
-            strict: when False, ``extra`` only narrows: it is ignored if it
+            extra: optional filters read from the observation (one or a sequence).
+            strict: when False, each filter only narrows: it is ignored if it
                 would leave no candidate.
             server_state: the server's state, stored in a TrackingError.
 
@@ -112,8 +113,9 @@ class Tracker:
         """
         self.steps += 1
         wanted = sorted(action_key(a, self.fields or None) for a in legal or [])
+        extras = [] if extra is None else [extra] if callable(extra) else list(extra)
         kept = self.candidates
-        if extra is not None and strict:  # cheap and decisive: filter first
+        for extra in (extras if strict else ()):  # cheap and decisive: filter first
             kept = [c for c in kept if extra(c.state)]
             if not kept:
                 raise TrackingError(
@@ -123,8 +125,8 @@ class Tracker:
         kept = [c for c in kept if self._fits(c.state, wanted, game_over)]
         if not kept:
             raise TrackingError(self._explain(wanted, game_over), server_state=server_state)
-        if extra is not None and not strict:
-            kept = [c for c in kept if extra(c.state)] or kept
+        for narrowing in (extras if not strict else ()):
+            kept = [c for c in kept if narrowing(c.state)] or kept
         self.candidates = kept
         if len(self._distinct(kept)) > 1:
             self.ambiguous_steps += 1
