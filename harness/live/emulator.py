@@ -29,7 +29,7 @@
 Faults are injected through :attr:`Emulator.faults` (or ``POST
 /_admin/faults``): the next matching requests answer 429 with
 ``Retry-After``, 500, a dropped connection, a delay, an illegal-action reply,
-garbage JSON, or a truncated body. Every request is logged in
+garbage JSON, a truncated body, or a redirect. Every request is logged in
 :attr:`Emulator.log` (method, path, status, time) so tests can check rate
 limits.
 """
@@ -56,7 +56,7 @@ from harness.live.board import SIDES, fen_board
 from harness.live.observation import local_cells
 
 GAMEBOARD_GAMES = ("ravenward", "totality")
-FAULT_KINDS = ("429", "500", "drop", "delay", "illegal", "garbage", "truncated")
+FAULT_KINDS = ("429", "500", "drop", "delay", "illegal", "garbage", "truncated", "redirect")
 
 # ----------------------------------------------------------------------- faults
 
@@ -107,12 +107,15 @@ class FaultSchedule:
         return None
 
 
-@dataclass(frozen=True)
+@dataclass
 class LoggedRequest:
+    """One request as the emulator saw it (logged on arrival; the status is set before replying)."""
+
     method: str
     path: str
     status: int
     at: float  # time.monotonic() when the request arrived
+    user_agent: str = ""
 
 
 class HttpFailure(Exception):
@@ -454,13 +457,14 @@ class _Handler(BaseHTTPRequestHandler):
         emulator = self.emulator
         url = urlsplit(self.path)
         body: Any = None
-        status = 200
+        self._entry = LoggedRequest(method, url.path, -1, arrived, self.headers.get("user-agent", ""))
+        with emulator._lock:
+            emulator.log.append(self._entry)
         try:
             length = int(self.headers.get("content-length") or 0)
             raw = self.rfile.read(length) if length else b""
             fault = emulator.faults.take(url.path) if not url.path.startswith("/_admin") else None
             if fault is not None and self._inject(fault):
-                status = -1
                 return
             if raw:
                 try:
@@ -477,18 +481,12 @@ class _Handler(BaseHTTPRequestHandler):
                 return
             reply = self._route(method, url.path, {k: v[-1] for k, v in parse_qs(url.query).items()}, body)
             self._send(200, reply)
-            status = 200
         except HttpFailure as failure:
-            status = failure.status
             self._send(failure.status, failure.body)
         except (BrokenPipeError, ConnectionResetError):
-            status = -1
+            pass
         except Exception as error:  # an emulator bug must answer, not hang the client
-            status = 500
             self._send(500, {"ok": False, "error": f"emulator error: {type(error).__name__}: {error}"})
-        finally:
-            with emulator._lock:
-                emulator.log.append(LoggedRequest(method, url.path, status, arrived))
 
     def _route(self, method: str, path: str, query: dict[str, str], body: Any) -> dict[str, Any]:
         emulator = self.emulator
@@ -528,9 +526,12 @@ class _Handler(BaseHTTPRequestHandler):
         elif fault.kind == "delay":
             time.sleep(fault.delay_s)
             return False
+        elif fault.kind == "redirect":
+            self._send(307, {"ok": False, "error": "moved"}, {"Location": "http://www.example.invalid" + self.path})
         elif fault.kind == "garbage":
             self._send_raw(200, b"<html>upstream error</html>", "text/html")
         elif fault.kind == "truncated":
+            self._entry.status = 200
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", "400")
@@ -548,6 +549,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _send_raw(self, status: int, data: bytes, content_type: str,
                   headers: dict[str, str] | None = None) -> None:
+        self._entry.status = status
         try:
             self.send_response(status)
             self.send_header("Content-Type", content_type)

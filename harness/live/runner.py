@@ -17,13 +17,15 @@ from __future__ import annotations
 
 import queue
 import threading
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from harness.errors import HarnessError, InvalidInput, LiveError
 from harness.games import load as load_game
 from harness.live.gameboard import DEFAULT_BASE_URL
 from harness.live.http import DEFAULT_RATE, RateLimiter, RetryPolicy
+from harness.live.seat import MATCHES_PATH, SeatConfig, create_match, play_seat
 from harness.live.session import Checkpoint, LiveGameConfig, play_live_game, slug_of
 from harness.match import MatchResult
 
@@ -272,3 +274,82 @@ def resume_live(db: Any, game_id: int, base_url: str | None = None, rate: float 
     db.set_run_status(stored.run_id, "interrupted" if still_open else "done")
     return summary
 
+
+
+def run_arena(db: Any, config: SeatConfig, seat: str = "red") -> tuple[int, MatchResult]:
+    """Play one seat of a Chinese chess match and record it as a live run.
+
+    ``config.url`` is the seat's URL; an emulator's match-creation URL
+    (ending in ``/arena/xiangqi/matches``) creates a match for ``seat`` first.
+
+    Returns:
+        The run id and the result (outcome from ``result.ranks``; the local
+        engine's view beside it in ``extra``).
+    """
+    from players import load as load_player
+    player = load_player(db.resolve_spec(config.player), "xiangqi").spec
+    config = replace(config, player=player)
+    if config.url.rstrip("/").endswith(MATCHES_PATH):
+        config = replace(config, url=create_match(config.url, seat, config.seed, config.policy))
+    run_id = db.start_run("live", "xiangqi", {"player": player, "url": config.url, "source": "live"})
+    try:
+        result = play_seat(config)
+    except BaseException:
+        db.set_run_status(run_id, "interrupted")
+        raise
+    db.record(run_id, result)
+    db.set_run_status(run_id, "done")
+    return run_id, result
+
+
+@contextmanager
+def progress_display() -> Iterator[Progress]:
+    """A rich progress display fed by stored checkpoints: one line per game, its steps and status."""
+    from rich.progress import Progress as RichProgress, SpinnerColumn, TextColumn, TimeElapsedColumn
+    with RichProgress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+                      transient=False) as bar:
+        tasks: dict[str, Any] = {}
+
+        def update(checkpoint: Checkpoint) -> None:
+            steps = len(checkpoint.actions)
+            text = f"{checkpoint.game} seed {checkpoint.seed}: {checkpoint.status}, {steps} actions"
+            if checkpoint.result is not None:
+                result = checkpoint.result
+                text += f", {result.outcome} score {result.score:g} (server {result.server_score})"
+            if checkpoint.key not in tasks:
+                tasks[checkpoint.key] = bar.add_task(text, total=None)
+            bar.update(tasks[checkpoint.key], description=text,
+                       completed=1 if checkpoint.status != "running" else 0)
+        yield update
+
+
+def print_summary(summary: LiveSummary) -> None:
+    """One table of the run's games, then the score mismatches and the games to resume."""
+    from rich.console import Console
+    from rich.table import Table
+    table = Table(title=f"live run {summary.run_id}")
+    for column in ("game id", "seed", "status", "outcome", "reason", "score", "server", "check"):
+        table.add_column(column, justify="right")
+    for game in summary.games.values():
+        result = game.result
+        check = "-"
+        if result is not None and result.server_score is not None and result.error is None:
+            check = "ok" if abs(result.server_score - result.score) <= 1e-9 else "MISMATCH"
+        table.add_row(str(game.live_game_id or "-"), str(game.seed), game.status,
+                      result.outcome if result else "-", result.reason if result else "-",
+                      f"{result.score:g}" if result else "-",
+                      "-" if result is None or result.server_score is None else f"{result.server_score:g}",
+                      check)
+    console = Console()
+    console.print(table)
+    results = summary.results
+    if results:
+        mean = sum(r.score for r in results) / len(results)
+        console.print(f"{len(results)} recorded, mean score {mean:.2f}, "
+                      f"{len(summary.mismatches)} server/local score mismatch(es)")
+    for game in summary.interrupted:
+        console.print(f"game {game.live_game_id} (seed {game.seed}) interrupted: {game.error}; "
+                      f"continue it with: harness live --resume {game.live_game_id}")
+    for game in summary.games.values():
+        if game.status == "failed":
+            console.print(f"game {game.live_game_id} (seed {game.seed}) stopped: {game.error}")

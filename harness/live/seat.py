@@ -273,3 +273,21 @@ class SeatGame:
 def play_seat(config: SeatConfig, sink: Callable[[dict[str, Any]], None] | None = None) -> MatchResult:
     """Play one seat of a Chinese chess match to its end; see :class:`SeatGame`."""
     return SeatGame(config, sink).run()
+
+
+#: The emulator's match-creation path (the real platform's is not published).
+MATCHES_PATH = "/arena/xiangqi/matches"
+
+
+def create_match(url: str, seat: str = "red", seed: int = 0, policy: RetryPolicy | None = None) -> str:
+    """Create a match on the emulator (``POST .../arena/xiangqi/matches``) and return our seat's URL.
+
+    Raises:
+        ProtocolError: the reply names no seat URL.
+    """
+    with HttpClient(limiter=RateLimiter(10.0), policy=policy or RetryPolicy(total_s=30.0)) as http:
+        reply = http.post(url, {"seat": seat, "seed": seed})
+    seat_url = reply.get("url")
+    if not isinstance(seat_url, str):
+        raise ProtocolError(f"POST {url}: the reply names no seat url (keys: {', '.join(sorted(reply))})")
+    return seat_url
