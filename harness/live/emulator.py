@@ -29,7 +29,9 @@
 Faults are injected through :attr:`Emulator.faults` (or ``POST
 /_admin/faults``): the next matching requests answer 429 with
 ``Retry-After``, 500, a dropped connection, a delay, an illegal-action reply,
-garbage JSON, a truncated body, or a redirect. Every request is logged in
+garbage JSON, a truncated body, a redirect, or ``drift`` (one legal action
+missing, as if the server's rules had changed); ``score_offset`` makes the
+final score differ from the local formula's. Every request is logged in
 :attr:`Emulator.log` (method, path, status, time) so tests can check rate
 limits.
 """
@@ -56,7 +58,7 @@ from harness.live.board import SIDES, fen_board
 from harness.live.observation import local_cells
 
 GAMEBOARD_GAMES = ("ravenward", "totality")
-FAULT_KINDS = ("429", "500", "drop", "delay", "illegal", "garbage", "truncated", "redirect")
+FAULT_KINDS = ("429", "500", "drop", "delay", "illegal", "garbage", "truncated", "redirect", "drift")
 
 # ----------------------------------------------------------------------- faults
 
@@ -172,6 +174,7 @@ class Emulator:
         self.secret = secret or secrets.token_bytes(32)
         self.beat_ms, self.start_ms, self.poll_ms = beat_ms, start_ms, poll_ms
         self.standin_ms = standin_ms
+        self.score_offset = 0.0  # tests set it to play a server whose score formula differs
         self.faults = FaultSchedule()
         self.log: list[LoggedRequest] = []
         self.matches: dict[str, SeatMatch] = {}
@@ -239,7 +242,7 @@ class Emulator:
             "observation": {"board": self._board_rows(rules, state), "counters": rules.counters(state),
                             "toMove": rules.to_move(state), "text": rules.notation(state)},
             "legalActions": [] if over else rules.legal_actions(state),
-            "score": rules.score(state) if over else 0,
+            "score": rules.score(state) + self.score_offset if over else 0,
             "gameOver": over,
         }
 
@@ -480,6 +483,8 @@ class _Handler(BaseHTTPRequestHandler):
                 self._send(200, {"ok": False, "reason": "injected: action refused", "legalActions": legal})
                 return
             reply = self._route(method, url.path, {k: v[-1] for k, v in parse_qs(url.query).items()}, body)
+            if fault is not None and fault.kind == "drift" and reply.get("legalActions"):
+                reply["legalActions"] = reply["legalActions"][:-1]  # as if the server's rules had changed
             self._send(200, reply)
         except HttpFailure as failure:
             self._send(failure.status, failure.body)

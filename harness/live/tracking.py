@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Sequence
 
 from harness.errors import TrackingError
@@ -70,6 +70,7 @@ class Candidate:
 
     state: State
     actions: tuple[Action, ...]
+    legal: list[Action] | None = field(default=None, compare=False, repr=False)  # cached at the user's turn
 
 
 class Tracker:
@@ -78,16 +79,18 @@ class Tracker:
     Args:
         rules: the local rules, with ``user_side`` the seat the server lets us play.
         max_candidates: a bound on the candidates kept at once.
+        start: the position the server's game starts from (the rules' initial one by default).
     """
 
-    def __init__(self, rules: Rules, max_candidates: int = MAX_CANDIDATES) -> None:
+    def __init__(self, rules: Rules, max_candidates: int = MAX_CANDIDATES, start: State | None = None) -> None:
         self.rules = rules
         self.max_candidates = max_candidates
         # the keys of the game's actions: extra keys in a server's action are ignored
         self.fields: set[str] = {key for action in rules.legal_actions(rules.initial_state()) for key in action}
         self.ambiguous_steps = 0
         self.steps = 0
-        self.candidates: list[Candidate] = self._settle([Candidate(rules.initial_state(), ())])
+        start = rules.initial_state() if start is None else start
+        self.candidates: list[Candidate] = self._settle([Candidate(start, ())])
 
     # ---------------------------------------------------------------- narrowing
 
@@ -122,11 +125,15 @@ class Tracker:
                     f"{self.rules.spec}: no tracked position matches the server's board after "
                     f"{self.steps - 1} steps; the server's rules may differ from ours",
                     server_state=server_state)
-        kept = [c for c in kept if self._fits(c.state, wanted, game_over)]
-        if not kept:
+        narrowed = kept
+        for narrowing in (extras if not strict else ()):  # a narrowing filter is ignored if it empties
+            narrowed = [c for c in narrowed if narrowing(c.state)] or narrowed
+        fitting = [c for c in narrowed if self._fits(c, wanted, game_over)] if narrowed is not kept else []
+        if not fitting:  # no narrowing, or what it kept does not fit: the legal actions decide alone
+            fitting = [c for c in kept if self._fits(c, wanted, game_over)]
+        if not fitting:
             raise TrackingError(self._explain(wanted, game_over), server_state=server_state)
-        for narrowing in (extras if not strict else ()):
-            kept = [c for c in kept if narrowing(c.state)] or kept
+        kept = fitting
         self.candidates = kept
         if len(self._distinct(kept)) > 1:
             self.ambiguous_steps += 1
@@ -169,13 +176,13 @@ class Tracker:
         """Whether more than one distinct position is still possible."""
         return len(self._distinct(self.candidates)) > 1
 
-    def _fits(self, state: State, wanted: list[str], game_over: bool) -> bool:
-        rules = self.rules
+    def _fits(self, candidate: Candidate, wanted: list[str], game_over: bool) -> bool:
+        rules, state = self.rules, candidate.state
         if rules.is_terminal(state):
             return game_over
         if game_over or rules.to_move(state) != rules.user_side:
             return False
-        local = rules.legal_actions(state)
+        local = candidate.legal if candidate.legal is not None else rules.legal_actions(state)
         if len(local) != len(wanted):
             return len(local) == 1 and wanted == [] and action_key(local[0]) == action_key(PASS)
         keys = sorted(action_key(a, self.fields) for a in local)
@@ -199,7 +206,7 @@ class Tracker:
                     continue
                 legal = rules.legal_actions(state)
                 if rules.to_move(state) == rules.user_side:
-                    done.setdefault(self._key(state), candidate)
+                    done.setdefault(self._key(state), replace(candidate, legal=legal))
                     if not (len(legal) == 1 and action_key(legal[0]) == action_key(PASS)):
                         continue
                 for action in legal:
@@ -246,7 +253,6 @@ def choose_over_candidates(player: Any, rules: Rules, candidates: list[Candidate
         return player.choose(rules, candidates[0].state, limits)
     chosen = candidates[:max_evaluated]
     if limits is not None and getattr(limits, "time", None):
-        from dataclasses import replace
         limits = replace(limits, time=limits.time / len(chosen))
     votes: Counter[str] = Counter()
     actions: dict[str, Action] = {}
