@@ -234,10 +234,11 @@ class SeatGame:
         rules = self.rules or load_game("xiangqi")
         ranks = _get(self.view, "result", "ranks")
         seat = rules.user_side
-        server_outcome = None
+        server_outcome, server_score = None, None
         if isinstance(ranks, list) and len(ranks) == 2:
             ours, theirs = ranks[seat], ranks[1 - seat]
             server_outcome = "draw" if ours == theirs == 1 else "win" if ours == 1 else "loss"
+            server_score = 1.0 if ours == 1 else 0.0  # the local score's reading: rank 1 scores 1
         local_state, local_outcome, actions = None, None, []
         if self.tracker is not None and error is None:
             board = board_filter(rules, _get(self.view, "data", "summary", "board"))
@@ -263,7 +264,7 @@ class SeatGame:
             counters=rules.counters(local_state) if local_state is not None else {},
             actions=actions, plies=len(actions), duration_s=time.perf_counter() - self.started,
             player_s=self.player_s, opponent_s=0.0, key=f"arena-{self.config.url}", source="live",
-            error=None if error is None else str(error),
+            server_score=server_score, error=None if error is None else str(error),
             extra={"url": self.config.url, "ranks": ranks, "local_outcome": local_outcome,
                    "outcome_mismatch": bool(local_outcome and server_outcome
                                             and local_outcome[0] != server_outcome),
