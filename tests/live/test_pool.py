@@ -12,8 +12,10 @@ def test_two_workers_play_live_games_under_one_shared_rate_limit(db, emulator, f
     summary = run_live(db, config)
     assert [g.status for g in summary.games.values()] == ["done", "done"]
     arrivals = sorted(entry.at for entry in emulator.log)
-    gaps = [later - earlier for earlier, later in zip(arrivals, arrivals[1:])]
-    assert min(gaps) >= 0.8 / rate, "requests of both workers are spaced by the one shared limiter"
+    # one shared limiter: the whole run's requests are spaced by 1/rate (two separate limiters would
+    # halve that); arrival jitter on a busy machine is allowed for, a burst is not
+    assert arrivals[-1] - arrivals[0] >= 0.95 * (len(arrivals) - 1) / rate
+    assert all(arrivals[i + 5] - arrivals[i] >= 4 / rate for i in range(len(arrivals) - 5))
     inits = [entry.at for entry in emulator.log if entry.path.endswith("/init")]
     last_actions = max(entry.at for entry in emulator.log if entry.path.endswith("/action"))
     assert len(inits) == 2 and max(inits) < last_actions, "the two games ran at the same time"
