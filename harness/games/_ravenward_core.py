@@ -109,8 +109,8 @@ def _key_shift(piece: int) -> int:
 def set_position(st: np.ndarray, cells: np.ndarray, side: int, ply: int, moves: int, status: int) -> None:
     """Fill ``st`` from piece cells and counters; derives the board, hash and key.
 
-    The repetition history is left empty (``HLEN`` 0); callers append keys
-    with ``push_key``.
+    The repetition history is left empty (``HLEN`` 0); callers copy recorded
+    keys into ``[HIST, ...)`` and set ``HLEN``.
     """
     st[:] = 0
     for cell in range(CELLS):
@@ -146,15 +146,6 @@ def set_position(st: np.ndarray, cells: np.ndarray, side: int, ply: int, moves: 
     st[KEY_B] = key_b
     st[DEFENDERS] = defenders
     st[RAVENS] = ravens
-
-
-@njit(cache=True)
-def push_key(st: np.ndarray, key_a: int, key_b: int) -> None:
-    """Append one recorded key to the repetition history."""
-    n = st[HLEN]
-    st[HIST + 2 * n] = key_a
-    st[HIST + 2 * n + 1] = key_b
-    st[HLEN] = n + 1
 
 
 @njit(cache=True)

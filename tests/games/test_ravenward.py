@@ -344,9 +344,9 @@ def test_repetition_keys_are_by_piece_identity():
     key = after_move.key
     swapped = list(key)
     swapped[1], swapped[2] = swapped[2], swapped[1]    # same squares, defenders trade identities
-    twice_swapped = make_state(state.cells, side=0, history=(tuple(swapped), tuple(swapped)))
+    twice_swapped = make_state(state.cells, side=0, ply=2, moves=1, history=(tuple(swapped), tuple(swapped)))
     assert not RULES.is_terminal(move(twice_swapped, 40, 39))
-    twice_same = make_state(state.cells, side=0, history=(key, key))
+    twice_same = make_state(state.cells, side=0, ply=2, moves=1, history=(key, key))
     assert RULES.outcome(move(twice_same, 40, 39)) == ("draw", "repetition")
 
 
@@ -415,6 +415,8 @@ def test_state_from_json_rejects_bad_placements():
     good = RULES.state_to_json(RULES.initial_state())
     with pytest.raises(NotationError, match="only the King"):
         RULES.state_from_json(good | {"defenders": [0, 23, 25, 31]})
+    with pytest.raises(NotationError, match="per ply"):
+        RULES.state_from_json(good | {"history": [[24, 17, 23, 25, 31, 3, 10, 21, 22, 26, 27, 38, 45, 1]]})
 
 
 def test_render_and_notation_show_the_position():

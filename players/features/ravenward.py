@@ -1,0 +1,74 @@
+"""Ravenward evaluation features, always from the King's side's point of view.
+
+The score formula pays for a fast escape (100 + max(0, 50 - 2 * moves)), for
+every surviving defender (10) and every captured raven (5), so the features
+measure how near the King is to a corner and how well the ravens guard them,
+material both ways in the formula's own units, the King's danger, and the
+capture threats that change material next move. The search negates the value
+for the ravens (who want the King's score low).
+
+The compiled evaluation lives in ``players.search.ravenward`` and reads the
+weight vector by the index of each feature in ``FEATURES``.
+"""
+
+from __future__ import annotations
+
+from harness.games import Rules, State
+from players.features import Feature
+
+FEATURES: dict[str, Feature] = {f.name: f for f in (
+    Feature("king_corner_distance", -4.0, -15.0, 0.0,
+            "Manhattan distance from the King to the nearest corner (closer is better)."),
+    Feature("king_open_corners", 40.0, 0.0, 150.0,
+            "Corners the King reaches in one slide: a free line to a corner is a threat to win."),
+    Feature("king_escape_routes", 8.0, 0.0, 40.0,
+            "Squares the King reaches in one slide from which a corner line is free (escape in two)."),
+    Feature("corner_guards", -3.0, -15.0, 5.0,
+            "Ravens on the eight squares beside the corners, the classic blockade."),
+    Feature("blocked_corners", -6.0, -30.0, 5.0,
+            "Corners sealed by ravens on both of their neighbouring squares."),
+    Feature("ravens_adjacent_king", -6.0, -30.0, 5.0,
+            "Ravens orthogonally beside the King."),
+    Feature("king_in_danger", -25.0, -80.0, 0.0,
+            "Lines through the King that one raven move would close into a capture."),
+    Feature("defenders", 10.0, 0.0, 40.0,
+            "Defenders alive; the win score pays 10 for each."),
+    Feature("ravens_taken", 6.0, 0.0, 30.0,
+            "Ravens captured; every result pays for them (5 a win, 3 a draw or loss)."),
+    Feature("defenders_threatened", -4.0, -20.0, 0.0,
+            "Defenders a raven could capture with its next move."),
+    Feature("ravens_threatened", 2.0, 0.0, 10.0,
+            "Ravens the King's side could capture with its next move."),
+    Feature("king_mobility", 1.0, 0.0, 5.0,
+            "Squares the King can move to."),
+    Feature("mobility", 0.2, 0.0, 2.0,
+            "The King's side's legal moves minus the ravens' legal moves."),
+    Feature("king_on_edge", 3.0, 0.0, 15.0,
+            "1 when the King stands on an edge line, where both of its corners are one slide away."),
+    Feature("moves_played", -2.0, -5.0, 0.0,
+            "Moves the King's side has played: the win bonus max(0, 50 - 2 * moves) shrinks with each."),
+    Feature("draw_contempt", 0.0, -40.0, 40.0,
+            "Added to a drawn end (40 + 3 * taken) relative to the evaluation: > 0 welcomes draws."),
+)}
+
+# Weight-vector indices, in FEATURES order; the compiled evaluation reads them.
+INDEX = {name: i for i, name in enumerate(FEATURES)}
+
+DEFENDER_VALUE = 10.0
+RAVEN_VALUE = 5.0
+
+
+def material(rules: Rules, state: State, side: int) -> float:
+    """Material in the score formula's units: 10 per defender alive, 5 per raven taken.
+
+    Args:
+        rules: the Ravenward rules.
+        state: any state.
+        side: 0 for the King's side (the value as is), 1 for the ravens (negated).
+
+    Returns:
+        The balance from ``side``'s point of view.
+    """
+    counters = rules.counters(state)
+    value = DEFENDER_VALUE * counters["defAlive"] + RAVEN_VALUE * counters["atkTaken"]
+    return value if side == 0 else -value

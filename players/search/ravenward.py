@@ -1,0 +1,603 @@
+"""Compiled alpha-beta for Ravenward on the engine's fast path.
+
+Negamax with iterative deepening over the engine's make/unmake, a
+transposition table keyed by the engine's incremental Zobrist hash (mixed
+with the ply, so the 60-ply limit and the moves the score pays for never
+leak between positions that differ in them), and move ordering: the table's
+move, then captures (an escape first), then two killers per ply and the
+history table. Limits: depth and nodes are deterministic; a deadline (live
+play) is checked between iterations and turned into a node budget within one.
+
+Values are from the side to move. Finished games are valued with the
+documented score of the King's side: a win is 1000 plus its score, a draw
+its score less 40 plus the ``draw_contempt`` weight, a loss -1000 plus its
+score, so every win beats every draw and every draw every loss, the King's
+side prefers the better-paying win (faster, more defenders, more ravens
+taken) and the ravens the lowest King's score. Open positions are valued by
+the weighted features of ``players.features.ravenward``.
+
+Ties between equally valued root moves are broken by the seed: the root
+moves are shuffled with it before the (stable) ordering, and the first of
+the best is kept.
+
+The transposition table is reused between searches but stamped with a
+search generation, so entries of an earlier search are never read: a search
+depends only on its position, weights, limits and seed.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+import numpy as np
+from numba import njit
+
+from harness.games import Rules, State
+from harness.games import _ravenward_core as core
+from harness.games.ravenward import decode, to_array
+from players.features.ravenward import FEATURES, INDEX
+from players.search import SearchResult
+
+GBOT = {"default": {"depth": 5, "weights": {}}}
+
+MAX_DEPTH = 64
+TT_BITS = 18
+WIN = 1000.0
+INFINITY = 1e9
+EXACT, LOWER, UPPER = 0, 1, 2
+
+W_KING_CORNER_DISTANCE = INDEX["king_corner_distance"]
+W_KING_OPEN_CORNERS = INDEX["king_open_corners"]
+W_KING_ESCAPE_ROUTES = INDEX["king_escape_routes"]
+W_CORNER_GUARDS = INDEX["corner_guards"]
+W_BLOCKED_CORNERS = INDEX["blocked_corners"]
+W_RAVENS_ADJACENT_KING = INDEX["ravens_adjacent_king"]
+W_KING_IN_DANGER = INDEX["king_in_danger"]
+W_DEFENDERS = INDEX["defenders"]
+W_RAVENS_TAKEN = INDEX["ravens_taken"]
+W_DEFENDERS_THREATENED = INDEX["defenders_threatened"]
+W_RAVENS_THREATENED = INDEX["ravens_threatened"]
+W_KING_MOBILITY = INDEX["king_mobility"]
+W_MOBILITY = INDEX["mobility"]
+W_KING_ON_EDGE = INDEX["king_on_edge"]
+W_MOVES_PLAYED = INDEX["moves_played"]
+W_DRAW_CONTEMPT = INDEX["draw_contempt"]
+assert len(FEATURES) == 16
+
+NEIGHBOUR = core.NEIGHBOUR
+IS_CORNER = core.IS_CORNER
+IS_SPECIAL = core.IS_SPECIAL
+PIECE = core.PIECE
+PLAYING = core.PLAYING
+# the two squares beside each corner
+CORNER_NEIGHBOURS = np.array([[1, 7], [5, 13], [35, 43], [41, 47]], dtype=np.int64)
+CORNER_CELLS = np.array(core.CORNERS, dtype=np.int64)
+PLY_KEYS = np.random.default_rng(777).integers(-2**62, 2**62, size=core.PLY_LIMIT + 2, dtype=np.int64)
+
+
+@njit(cache=True)
+def terminal_value(st: np.ndarray, weights: np.ndarray) -> float:
+    """The value of a finished game for the King's side (see the module docstring)."""
+    status = st[core.STATUS]
+    score = float(core.score(st))
+    if status == core.END_ESCAPE or status == core.END_RAVENS_NO_MOVES:
+        return WIN + score
+    if status == core.END_REPETITION or status == core.END_PLY_LIMIT:
+        return score - 40.0 + weights[W_DRAW_CONTEMPT]
+    return -WIN + score
+
+
+FULL = (1 << 49) - 1
+COL0 = sum(1 << (row * 7) for row in range(7))
+COL6 = sum(1 << (row * 7 + 6) for row in range(7))
+CORNER_MASK = sum(1 << c for c in core.CORNERS)
+THRONE_BIT = 1 << core.THRONE
+EDGE_MASK = sum(1 << c for c in range(49) if c // 7 in (0, 6) or c % 7 in (0, 6))
+
+
+@njit(cache=True, inline="always")
+def _popcount(x: np.int64) -> int:
+    x = x - ((x >> 1) & 0x5555555555555555)
+    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
+    return (x * 0x0101010101010101) >> 56 & 0xFF
+
+
+def _rays() -> np.ndarray:
+    """RAYS[direction, cell]: the cells beyond ``cell`` in a direction, as a bitmask."""
+    rays = np.zeros((4, core.CELLS), dtype=np.int64)
+    for cell in range(core.CELLS):
+        for direction in range(4):
+            step = NEIGHBOUR[cell, direction]
+            while step >= 0:
+                rays[direction, cell] |= np.int64(1) << step
+                step = NEIGHBOUR[step, direction]
+    return rays
+
+
+RAYS = _rays()
+SPECIAL_MASK = sum(1 << c for c in (*core.CORNERS, core.THRONE))
+
+
+@njit(cache=True)
+def _reach(st: np.ndarray, side: int, occupied: np.int64) -> tuple[int, int]:
+    """(bitmask of cells ``side`` can move to, number of its legal moves), by ray masks."""
+    mask = np.int64(0)
+    count = 0
+    first = 0 if side == 0 else core.FIRST_RAVEN
+    last = core.FIRST_RAVEN if side == 0 else core.PIECES
+    for piece in range(first, last):
+        origin = st[PIECE + piece]
+        if origin < 0:
+            continue
+        reach = np.int64(0)
+        for direction in range(4):
+            ray = RAYS[direction, origin]
+            blockers = ray & occupied
+            if blockers == 0:
+                reach |= ray
+            elif direction == 1 or direction == 3:   # towards higher cells: the lowest blocker
+                reach |= ray & ((blockers & -blockers) - 1)
+            else:                                    # towards lower cells: the highest blocker
+                x = blockers
+                x |= x >> 1
+                x |= x >> 2
+                x |= x >> 4
+                x |= x >> 8
+                x |= x >> 16
+                x |= x >> 32
+                reach |= ray & ~x
+        if piece != 0:
+            reach &= ~SPECIAL_MASK
+        mask |= reach
+        count += _popcount(reach)
+    return mask, count
+
+
+@njit(cache=True)
+def _corner_line_open(st: np.ndarray, cell: int) -> int:
+    """Corners reachable from ``cell`` in one slide along the edge lines."""
+    found = 0
+    row = cell // 7
+    col = cell % 7
+    for direction in range(4):
+        if direction < 2 and col != 0 and col != 6:
+            continue
+        if direction >= 2 and row != 0 and row != 6:
+            continue
+        step = NEIGHBOUR[cell, direction]
+        while step >= 0 and st[step] < 0:
+            if IS_CORNER[step] == 1:
+                found += 1
+                break
+            step = NEIGHBOUR[step, direction]
+    return found
+
+
+@njit(cache=True, inline="always")
+def _pinchable(victims: np.int64, flankers: np.int64, targets: np.int64) -> np.int64:
+    """Victims with a flanker on one side of a line and a reachable empty square opposite."""
+    east_f = (flankers << 1) & ~COL0 & FULL
+    west_f = (flankers >> 1) & ~COL6
+    east_t = (targets << 1) & ~COL0 & FULL
+    west_t = (targets >> 1) & ~COL6
+    south_f = (flankers << 7) & FULL
+    north_f = flankers >> 7
+    south_t = (targets << 7) & FULL
+    north_t = targets >> 7
+    return victims & ((east_f & west_t) | (west_f & east_t) | (south_f & north_t) | (north_f & south_t))
+
+
+@njit(cache=True)
+def evaluate(st: np.ndarray, weights: np.ndarray) -> float:
+    """The weighted features of an open position, from the King's side's view."""
+    king = st[PIECE]
+    king_row = king // 7
+    king_col = king % 7
+    distance = 12
+    for corner in CORNER_CELLS:
+        d = abs(king_row - corner // 7) + abs(king_col - corner % 7)
+        if d < distance:
+            distance = d
+    open_corners = 0
+    routes = 0
+    king_moves = 0
+    for direction in range(4):
+        cell = NEIGHBOUR[king, direction]
+        while cell >= 0 and st[cell] < 0:
+            king_moves += 1
+            if IS_CORNER[cell] == 1:
+                open_corners += 1
+            elif _corner_line_open(st, cell) > 0:
+                routes += 1
+            cell = NEIGHBOUR[cell, direction]
+    guards = 0
+    blocked = 0
+    for c in range(4):
+        here = 0
+        for k in range(2):
+            if st[CORNER_NEIGHBOURS[c, k]] >= core.FIRST_RAVEN:
+                here += 1
+        guards += here
+        if here == 2:
+            blocked += 1
+    king_side = np.int64(0)
+    ravens = np.int64(0)
+    for piece in range(core.PIECES):
+        cell = st[PIECE + piece]
+        if cell >= 0:
+            if piece < core.FIRST_RAVEN:
+                king_side |= np.int64(1) << cell
+            else:
+                ravens |= np.int64(1) << cell
+    king_bit = np.int64(1) << king
+    empty = FULL & ~(king_side | ravens)
+    hostile = np.int64(CORNER_MASK)
+    if st[core.THRONE] < 0:
+        hostile |= THRONE_BIT
+    adjacent = 0
+    for direction in range(4):
+        cell = NEIGHBOUR[king, direction]
+        if cell >= 0 and st[cell] >= core.FIRST_RAVEN:
+            adjacent += 1
+    king_reach, king_side_moves = _reach(st, 0, king_side | ravens)
+    raven_reach, raven_moves = _reach(st, 1, king_side | ravens)
+    raven_flank = ravens | hostile
+    raven_targets = empty & raven_reach
+    danger = 0
+    east_f = (raven_flank << 1) & ~COL0 & FULL
+    west_f = (raven_flank >> 1) & ~COL6
+    east_t = (raven_targets << 1) & ~COL0 & FULL
+    west_t = (raven_targets >> 1) & ~COL6
+    south_f = (raven_flank << 7) & FULL
+    north_f = raven_flank >> 7
+    south_t = (raven_targets << 7) & FULL
+    north_t = raven_targets >> 7
+    for pair in (east_f & west_t, west_f & east_t, south_f & north_t, north_f & south_t):
+        if pair & king_bit:
+            danger += 1
+    defenders_threatened = _popcount(_pinchable(king_side & ~king_bit, raven_flank, raven_targets))
+    ravens_threatened = _popcount(_pinchable(ravens, king_side | hostile, empty & king_reach))
+    on_edge = 1 if king_bit & EDGE_MASK else 0
+    return (weights[W_KING_CORNER_DISTANCE] * distance
+            + weights[W_KING_OPEN_CORNERS] * open_corners
+            + weights[W_KING_ESCAPE_ROUTES] * routes
+            + weights[W_CORNER_GUARDS] * guards
+            + weights[W_BLOCKED_CORNERS] * blocked
+            + weights[W_RAVENS_ADJACENT_KING] * adjacent
+            + weights[W_KING_IN_DANGER] * danger
+            + weights[W_DEFENDERS] * st[core.DEFENDERS]
+            + weights[W_RAVENS_TAKEN] * (8 - st[core.RAVENS])
+            + weights[W_DEFENDERS_THREATENED] * defenders_threatened
+            + weights[W_RAVENS_THREATENED] * ravens_threatened
+            + weights[W_KING_MOBILITY] * king_moves
+            + weights[W_MOBILITY] * (king_side_moves - raven_moves)
+            + weights[W_KING_ON_EDGE] * on_edge
+            + weights[W_MOVES_PLAYED] * st[core.MOVES])
+
+
+@njit(cache=True)
+def _captures(st: np.ndarray, move: int) -> int:
+    """How many pieces ``move`` captures (for ordering); an escape counts as 10."""
+    origin = move >> 6
+    target = move & 63
+    piece = st[origin]
+    side = core.side_of(piece)
+    if piece == 0 and IS_CORNER[target] == 1:
+        return 10
+    count = 0
+    for direction in range(4):
+        near = NEIGHBOUR[target, direction]
+        if near < 0:
+            continue
+        enemy = st[near]
+        if enemy < 0 or core.side_of(enemy) == side:
+            continue
+        beyond = NEIGHBOUR[near, direction]
+        if beyond < 0 or beyond == origin:
+            continue
+        flank = st[beyond]
+        if (flank >= 0 and core.side_of(flank) == side) or IS_CORNER[beyond] == 1 or (
+                beyond == core.THRONE and flank < 0):
+            count += 1
+    return count
+
+
+@njit(cache=True)
+def _score_moves(st, moves, keys, first, count, tt_move, killers, history, ply):
+    """Ordering keys: the table's move, captures (an escape first), killers, history."""
+    side = st[core.SIDE]
+    for i in range(count):
+        m = moves[first + i]
+        if m == tt_move:
+            keys[first + i] = 1e12
+            continue
+        c = _captures(st, m)
+        if c > 0:
+            keys[first + i] = 1e9 * c
+        elif m == killers[ply, 0]:
+            keys[first + i] = 9e8
+        elif m == killers[ply, 1]:
+            keys[first + i] = 8e8
+        else:
+            keys[first + i] = history[side, m]
+
+
+@njit(cache=True, inline="always")
+def _pick(moves, keys, first, i, count):
+    """Swap the best-keyed remaining move into place ``i`` (lazy selection sort)."""
+    best = i
+    for j in range(i + 1, count):
+        if keys[first + j] > keys[first + best]:
+            best = j
+    if best != i:
+        m = moves[first + i]
+        moves[first + i] = moves[first + best]
+        moves[first + best] = m
+        k = keys[first + i]
+        keys[first + i] = keys[first + best]
+        keys[first + best] = k
+    return moves[first + i]
+
+
+@njit(cache=True)
+def _probe(tt_entry, tt_value, key, slot, age, depth, alpha, beta):
+    """(table move or -1, cut-off value or NaN) for one position."""
+    data = tt_entry[slot, 1]
+    if tt_entry[slot, 0] != key or (data >> 21) != age:
+        return -1, np.nan
+    move = data & 4095
+    if (data >> 12) & 127 >= depth:
+        value = tt_value[slot]
+        flag = (data >> 19) & 3
+        if flag == EXACT or (flag == LOWER and value >= beta) or (flag == UPPER and value <= alpha):
+            return move, value
+    return move, np.nan
+
+
+ENTER, NEXT, RETURN = 0, 1, 2
+
+
+@njit(cache=True)
+def _negamax(st, depth, alpha, beta, side, weights, moves, keys, undos, killers, history,
+             tt_entry, tt_value, age, counters, node_limit):
+    """Negamax alpha-beta below one root move, on an explicit stack.
+
+    Iterative rather than recursive because numba's cache cannot reload
+    recursive functions (numba issue #6061). Frame ``ply`` (from 1) holds the
+    node's window, its moves in ``moves[ply * MAX_MOVES:]`` and its undo record.
+    """
+    size = MAX_DEPTH + 2
+    f_depth = np.empty(size, dtype=np.int64)
+    f_alpha = np.empty(size, dtype=np.float64)
+    f_beta = np.empty(size, dtype=np.float64)
+    f_original = np.empty(size, dtype=np.float64)
+    f_best = np.empty(size, dtype=np.float64)
+    f_best_move = np.empty(size, dtype=np.int64)
+    f_index = np.empty(size, dtype=np.int64)
+    f_count = np.empty(size, dtype=np.int64)
+    f_key = np.empty(size, dtype=np.int64)
+    f_side = np.empty(size, dtype=np.int64)
+    ply = 1
+    f_depth[1] = depth
+    f_alpha[1] = alpha
+    f_beta[1] = beta
+    f_side[1] = side
+    mode = ENTER
+    value = 0.0
+    while True:
+        if mode == ENTER:
+            if node_limit > 0 and counters[0] >= node_limit:
+                counters[1] = 1
+                for back in range(ply - 1, 0, -1):
+                    core.unmake(st, undos[back])
+                return 0.0
+            counters[0] += 1
+            if st[core.STATUS] != PLAYING:
+                value = terminal_value(st, weights)
+                value = value if f_side[ply] == 0 else -value
+                mode = RETURN
+                continue
+            if f_depth[ply] <= 0:
+                value = evaluate(st, weights)
+                value = value if f_side[ply] == 0 else -value
+                mode = RETURN
+                continue
+            key = st[core.HASH] ^ PLY_KEYS[st[core.PLY]]
+            f_key[ply] = key
+            table_move, cut = _probe(tt_entry, tt_value, key, key & ((1 << TT_BITS) - 1), age, f_depth[ply],
+                                     f_alpha[ply], f_beta[ply])
+            if not np.isnan(cut):
+                value = cut
+                mode = RETURN
+                continue
+            first = ply * core.MAX_MOVES
+            count = core.generate(st, moves[first:first + core.MAX_MOVES])
+            _score_moves(st, moves, keys, first, count, table_move, killers, history, ply)
+            f_count[ply] = count
+            f_index[ply] = 0
+            f_best[ply] = -INFINITY
+            f_best_move[ply] = -1
+            f_original[ply] = f_alpha[ply]
+            mode = NEXT
+        elif mode == NEXT:
+            i = f_index[ply]
+            if i >= f_count[ply]:
+                best = f_best[ply]
+                flag = EXACT
+                if best <= f_original[ply]:
+                    flag = UPPER
+                elif best >= f_beta[ply]:
+                    flag = LOWER
+                key = f_key[ply]
+                slot = key & ((1 << TT_BITS) - 1)
+                tt_entry[slot, 0] = key
+                tt_entry[slot, 1] = (age << 21) | (flag << 19) | (min(f_depth[ply], 127) << 12) | f_best_move[ply]
+                tt_value[slot] = best
+                value = best
+                mode = RETURN
+                continue
+            m = _pick(moves, keys, ply * core.MAX_MOVES, i, f_count[ply])
+            core.make(st, m, undos[ply])
+            f_depth[ply + 1] = f_depth[ply] - 1
+            f_alpha[ply + 1] = -f_beta[ply]
+            f_beta[ply + 1] = -f_alpha[ply]
+            f_side[ply + 1] = 1 - f_side[ply]
+            ply += 1
+            mode = ENTER
+        else:  # RETURN: hand ``value`` to the parent frame
+            if ply == 1:
+                return value
+            ply -= 1
+            core.unmake(st, undos[ply])
+            value = -value
+            m = moves[ply * core.MAX_MOVES + f_index[ply]]
+            f_index[ply] += 1
+            mode = NEXT
+            if value > f_best[ply]:
+                f_best[ply] = value
+                f_best_move[ply] = m
+                if value > f_alpha[ply]:
+                    f_alpha[ply] = value
+                    if value >= f_beta[ply]:
+                        if _captures(st, m) == 0:
+                            if killers[ply, 0] != m:
+                                killers[ply, 1] = killers[ply, 0]
+                                killers[ply, 0] = m
+                            history[f_side[ply], m] += f_depth[ply] * f_depth[ply]
+                        f_index[ply] = f_count[ply]   # cut-off: no more moves here
+
+
+@njit(cache=True)
+def search_depth(st, root_moves, depth, weights, killers, history, tt_entry, tt_value, age, counters,
+                 node_limit):
+    """One iteration at ``depth`` over ``root_moves`` in their given order.
+
+    Returns (index of the best root move, its value); ``counters[1]`` is set
+    when the node limit stopped the iteration early.
+    """
+    moves = np.empty((MAX_DEPTH + 2) * core.MAX_MOVES, dtype=np.int64)
+    keys = np.empty((MAX_DEPTH + 2) * core.MAX_MOVES, dtype=np.float64)
+    undos = np.empty((MAX_DEPTH + 2, core.UNDO_SIZE), dtype=np.int64)
+    side = st[core.SIDE]
+    alpha = -INFINITY
+    best_index = 0
+    for i in range(root_moves.shape[0]):
+        core.make(st, root_moves[i], undos[0])
+        value = -_negamax(st, depth - 1, -INFINITY, -alpha, 1 - side, weights, moves, keys, undos, killers,
+                          history, tt_entry, tt_value, age, counters, node_limit)
+        core.unmake(st, undos[0])
+        if counters[1] == 1:
+            break
+        if value > alpha:
+            alpha = value
+            best_index = i
+    return best_index, alpha
+
+
+class _Tables:
+    """The transposition table and ordering tables, allocated once per process."""
+
+    def __init__(self) -> None:
+        size = 1 << TT_BITS
+        self.entry = np.zeros((size, 2), dtype=np.int64)   # key; age, flag, depth and move packed
+        self.value = np.zeros(size, dtype=np.float64)
+        self.generation = 0
+
+
+_TABLES: _Tables | None = None
+
+
+def _tables() -> _Tables:
+    global _TABLES
+    if _TABLES is None:
+        _TABLES = _Tables()
+    return _TABLES
+
+
+def search(rules: Rules, state: State, weights: np.ndarray, *, depth: int | None = None,
+           nodes: int | None = None, deadline: float | None = None, seed: int = 0) -> SearchResult:
+    """Search the side to move's best action.
+
+    Args:
+        rules: the Ravenward rules.
+        state: an open position.
+        weights: float64 weights in ``FEATURES`` order (``weight_vector``).
+        depth: deepest iteration in plies (default 4 when no other limit is given).
+        nodes: node budget (deterministic); the last finished iteration decides.
+        deadline: a ``time.monotonic()`` instant (live play only).
+        seed: breaks ties between equally valued root moves.
+
+    Returns:
+        The chosen action, its value for the side to move, the depth of the
+        last finished iteration and the nodes searched.
+
+    Raises:
+        ValueError: the game is over.
+    """
+    if rules.is_terminal(state):
+        raise ValueError("the game is over: there is nothing to search")
+    st = to_array(state)
+    buffer = np.empty(core.MAX_MOVES, dtype=np.int64)
+    count = core.generate(st, buffer)
+    root = buffer[:count].copy()
+    root.sort()
+    order = list(range(count))
+    random.Random(seed).shuffle(order)
+    root = root[order]
+    # captures and escapes first, stable so the seeded order breaks ties
+    gains = np.array([core_captures(st, m) for m in root])
+    root = root[np.argsort(-gains, kind="stable")]
+    max_depth = depth if depth is not None else (MAX_DEPTH if nodes is not None or deadline is not None else 4)
+    max_depth = max(1, min(int(max_depth), MAX_DEPTH))
+    weights = np.ascontiguousarray(weights, dtype=np.float64)
+    tables = _tables()
+    tables.generation += 1
+    killers = np.zeros((MAX_DEPTH + 2, 2), dtype=np.int64)
+    history = np.zeros((2, 64 * 64), dtype=np.float64)
+    counters = np.zeros(2, dtype=np.int64)
+    best_move, best_value, finished = int(root[0]), 0.0, 0
+    started = time.monotonic()
+    for iteration in range(1, max_depth + 1):
+        budget = nodes if nodes is not None else 0
+        if deadline is not None:
+            now = time.monotonic()
+            if iteration > 1 and now >= deadline:
+                break
+            rate = max(counters[0] / max(now - started, 1e-6), 1e5)
+            timed = int(counters[0] + max(deadline - now, 0.0) * rate) + 1
+            budget = timed if budget == 0 else min(budget, timed)
+        counters[1] = 0
+        index, value = search_depth(st, root, iteration, weights, killers, history, tables.entry, tables.value,
+                                    tables.generation, counters, budget)
+        if counters[1] == 1:
+            break
+        best_move, best_value, finished = int(root[index]), float(value), iteration
+        root = np.concatenate((root[index:index + 1], np.delete(root, index)))
+    return SearchResult(action=decode(best_move), value=best_value, depth=finished, nodes=int(counters[0]))
+
+
+def core_captures(st: np.ndarray, move: int) -> int:
+    """Pieces ``move`` would capture in ``st`` (an escape counts 10): the root's first ordering."""
+    return int(_captures(st, int(move)))
+
+
+@njit(cache=True)
+def _rollout(st: np.ndarray, seed: int) -> int:
+    np.random.seed(seed)
+    moves = np.empty(core.MAX_MOVES, dtype=np.int64)
+    undo = np.empty(core.UNDO_SIZE, dtype=np.int64)
+    core.random_game(st, moves, undo)
+    return core.score(st)
+
+
+def rollout(rules: Rules, state: State, seed: int) -> tuple[str, float]:
+    """A seeded uniformly random playout to the end on the fast path.
+
+    Returns:
+        The King's side's result (win/draw/loss) and its documented score.
+    """
+    st = to_array(state)
+    score = _rollout(st, int(seed) % (2**32))
+    return core.RESULTS[int(st[core.STATUS])], float(score)

@@ -1,0 +1,167 @@
+"""The compiled Ravenward alpha-beta, its evaluation, rollouts and the G-Bot stand-in."""
+
+from __future__ import annotations
+
+import random
+import time
+
+import numpy as np
+import pytest
+
+import players
+from harness import cli
+from harness.games import load
+from harness.games.ravenward import make_state, to_array
+from harness.testing import check_player
+from players.features import features, weight_vector
+from players.features.ravenward import FEATURES, material
+from players.search import ravenward as search_module
+
+RULES = load("ravenward")
+WEIGHTS = weight_vector("ravenward")
+
+
+def placed(king, defenders=(), ravens=(), side=0, ply=None):
+    defenders = list(defenders) + [-1] * (4 - len(defenders))
+    ravens = list(ravens) + [-1] * (8 - len(ravens))
+    ply = side if ply is None else ply
+    return make_state((king, *defenders, *ravens), side=side, ply=ply, moves=(ply + 1) // 2)
+
+
+def run(state, **limits):
+    limits.setdefault("seed", 0)
+    return search_module.search(RULES, state, WEIGHTS, depth=limits.pop("depth", None),
+                                nodes=limits.pop("nodes", None), deadline=limits.pop("deadline", None),
+                                **limits)
+
+
+# King on 16, no corner line open yet; 16 -> 14 (or 16 -> 2) opens two corners at once.
+ESCAPE_IN_TWO = placed(16, [30, 32], [26, 33, 38, 40, 47])
+
+
+def test_features_have_defaults_inside_their_ranges_and_match_the_compiled_indices():
+    assert list(features("ravenward")) == list(FEATURES)
+    for feature in FEATURES.values():
+        assert feature.low <= feature.default <= feature.high, feature.name
+        assert feature.doc
+    assert search_module.W_DRAW_CONTEMPT == len(FEATURES) - 1
+
+
+def test_material_counts_defenders_and_captured_ravens_both_ways():
+    state = placed(24, [17, 23], [3, 10, 21])
+    assert material(RULES, state, 0) == 10 * 2 + 5 * 5
+    assert material(RULES, state, 1) == -(10 * 2 + 5 * 5)
+
+
+def test_evaluation_sees_an_open_corner_line_and_a_king_in_danger():
+    boxed = to_array(placed(24, [17, 23, 25, 31], [3, 10, 21, 22, 26, 27, 38, 45]))
+    open_line = to_array(placed(14, [17, 23, 25, 31], [3, 10, 21 + 1, 26, 27, 38, 45, 12]))
+    assert search_module.evaluate(open_line, WEIGHTS) > search_module.evaluate(boxed, WEIGHTS)
+    safe = to_array(placed(16, [30], [40, 46]))
+    danger = to_array(placed(16, [30], [9, 29, 46]))   # raven 9 above; raven 29 can reach 23 below
+    assert search_module.evaluate(danger, WEIGHTS) < search_module.evaluate(safe, WEIGHTS)
+
+
+def test_alphabeta_finds_the_forced_escape_in_two():
+    assert not any(RULES.is_terminal(RULES.apply(ESCAPE_IN_TWO, a)) for a in RULES.legal_actions(ESCAPE_IN_TWO))
+    for seed in range(3):
+        result = run(ESCAPE_IN_TWO, depth=3, seed=seed)
+        assert result.value >= search_module.WIN
+        after = RULES.apply(ESCAPE_IN_TWO, result.action)
+        # every raven reply leaves the King an escape
+        for reply in RULES.legal_actions(after):
+            position = RULES.apply(after, reply)
+            assert any(RULES.outcome(RULES.apply(position, a)) == ("win", "escape")
+                       for a in RULES.legal_actions(position)), (result.action, reply)
+
+
+def test_alphabeta_prefers_the_better_paying_win():
+    # 21 -> 0 escapes and takes raven 1 (against defender 2); 21 -> 42 only escapes
+    state = placed(21, [2], [1, 46])
+    for seed in range(4):
+        result = run(state, depth=2, seed=seed)
+        assert result.action == {"type": "move", "from": 21, "to": 0}
+        assert result.value == search_module.WIN + RULES.score(RULES.apply(state, result.action))
+
+
+def test_the_ravens_prefer_the_lowest_kings_score():
+    # the ravens can capture the King now (31 -> 17 pinches him against raven 15)
+    state = placed(16, [40], [15, 31, 46], side=1)
+    result = run(state, depth=3)
+    assert RULES.outcome(RULES.apply(state, result.action)) == ("loss", "king_captured")
+
+
+def test_search_is_deterministic_under_depth_and_node_limits():
+    state = RULES.initial_state()
+    assert run(state, depth=4, seed=5) == run(state, depth=4, seed=5)
+    first = run(state, nodes=3000, seed=9)
+    assert first == run(state, nodes=3000, seed=9)
+    assert first.nodes <= 3000 and first.depth >= 1
+
+
+def test_a_deadline_search_returns_a_legal_move_in_time():
+    state = RULES.initial_state()
+    started = time.monotonic()
+    result = run(state, deadline=started + 0.3)
+    assert result.action in RULES.legal_actions(state) and result.depth >= 1
+
+
+def test_search_returns_only_legal_moves_on_seeded_random_positions():
+    rng = random.Random(4)
+    for _ in range(25):
+        state = RULES.initial_state()
+        for _ in range(rng.randrange(0, 40)):
+            if RULES.is_terminal(state):
+                break
+            state = RULES.apply(state, rng.choice(RULES.legal_actions(state)))
+        if RULES.is_terminal(state):
+            continue
+        assert run(state, depth=2, seed=rng.randrange(100)).action in RULES.legal_actions(state)
+
+
+def test_rollout_plays_to_the_end_and_reports_the_users_result_and_score():
+    state = RULES.initial_state()
+    outcomes = {search_module.rollout(RULES, state, seed) for seed in range(40)}
+    assert search_module.rollout(RULES, state, 3) == search_module.rollout(RULES, state, 3)
+    for result, score in outcomes:
+        assert result in ("win", "draw", "loss")
+        assert RULES.score_bounds()[0] <= score <= RULES.score_bounds()[1]
+    assert len(outcomes) > 3
+    won = make_state((3, -1, -1, -1, -1, 46, -1, -1, -1, -1, -1, -1, -1))
+    wins = [search_module.rollout(RULES, won, seed)[0] for seed in range(20)]
+    assert "win" in wins
+
+
+def test_players_load_alphabeta_and_gbot_through_their_dispatchers():
+    state = RULES.initial_state()
+    alphabeta = players.load("alphabeta:depth=3", game="ravenward")
+    alphabeta.reset(1)
+    assert alphabeta.choose(RULES, state) in RULES.legal_actions(state)
+    gbot = players.load("gbot", game="ravenward")
+    gbot.reset(1)
+    reply_state = RULES.apply(state, RULES.legal_actions(state)[0])
+    assert gbot.choose(RULES, reply_state) in RULES.legal_actions(reply_state)
+    assert gbot.settings(RULES) == search_module.GBOT["default"]
+    assert players.load("alphabeta:depth=2,w.king_open_corners=60", game="ravenward").weights == {
+        "king_open_corners": 60.0}
+
+
+def test_weights_are_passed_into_compiled_code_without_recompiling():
+    state = to_array(RULES.initial_state())
+    doubled = WEIGHTS * 2
+    assert search_module.evaluate(state, doubled) == pytest.approx(2 * search_module.evaluate(state, WEIGHTS))
+    assert len(search_module.evaluate.signatures) == 1
+
+
+@pytest.mark.parametrize("spec", ["alphabeta:depth=2", "gbot"])
+def test_players_pass_the_contract_suite(spec):
+    check_player(players.load(spec), RULES, games=2, seed=3)
+
+
+def test_cli_plays_alphabeta_against_gbot_with_the_board_shown(capsys):
+    code = cli.main(["play", "ravenward", "--player", "alphabeta:depth=3", "--opponent", "gbot",
+                     "--seed", "1", "--show"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "ravenward: alphabeta:depth=3 vs gbot, seed 1:" in out
+    assert out.count("ply ") > 4 and "K" in out
