@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import inspect
 import time
 
+from harness.errors import SpecError
 from harness.games import Action, Rules, State
 from players import search as searches
 from players.base import Limits, Param, Player
@@ -24,6 +26,8 @@ class AlphaBetaPlayer(Player):
         "depth": Param(int, 4, "maximum search depth in plies"),
         "nodes": Param(int, None, "node budget per move (deterministic)"),
         "time": Param(float, None, "seconds per move (live play only)"),
+        "endgame": Param(int, None, "solve exactly once at most this many cells are empty "
+                                    "(games with an endgame solver: Totality; default: the game's)"),
     }
 
     def choose(self, rules: Rules, state: State, limits: Limits | None = None) -> Action:
@@ -33,7 +37,12 @@ class AlphaBetaPlayer(Player):
         """Run the search and return its full result (action, value, depth, nodes)."""
         bounds = self.limits().merged(limits)
         deadline = time.monotonic() + bounds.time if bounds.time is not None else None
-        return searches.module(rules.name).search(
-            rules, state, weight_vector(rules.name, self.weights),
-            depth=bounds.depth, nodes=bounds.nodes, deadline=deadline,
-            seed=self.rng.randrange(2**31))
+        search = searches.module(rules.name).search
+        extra = {}
+        if self.params["endgame"] is not None:
+            if "endgame" not in inspect.signature(search).parameters:
+                raise SpecError(f"alphabeta: {rules.name} has no endgame solver (endgame=...)")
+            extra["endgame"] = self.params["endgame"]
+        return search(rules, state, weight_vector(rules.name, self.weights),
+                      depth=bounds.depth, nodes=bounds.nodes, deadline=deadline,
+                      seed=self.rng.randrange(2**31), **extra)

@@ -35,7 +35,9 @@ class GBotPlayer(Player):
 
     def choose(self, rules: Rules, state: State, limits: Limits | None = None) -> Action:
         settings = self.settings(rules)
+        # Keys beside depth and weights (Totality's ``endgame``) are passed on to the search.
+        extra = {key: value for key, value in settings.items() if key not in ("depth", "weights")}
         return searches.module(rules.name).search(
             rules, state, weight_vector(rules.name, settings.get("weights")),
             depth=settings["depth"], nodes=None, deadline=None,
-            seed=self.rng.randrange(2**31)).action
+            seed=self.rng.randrange(2**31), **extra).action

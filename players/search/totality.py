@@ -1,0 +1,495 @@
+"""Compiled alpha-beta for Totality: negamax on bitboards, a perfect endgame solver, G-Bot stand-ins.
+
+One compiled negamax serves two purposes:
+
+- the midgame search: iterative deepening to a depth, node or time bound,
+  with a transposition table keyed by the two bitboards (hashed with a
+  multiply-xorshift mix and verified on the full boards, so a collision can
+  never return a wrong value), move ordering by the table's best move, then
+  fastest-first (fewest replies) at depth >= 3, then history and a static
+  square order; leaves scored by the weighted features of
+  ``players.features.totality``;
+- the endgame solver: when at most ``endgame`` cells are empty at the root,
+  the same negamax runs to the end of the game with no evaluation at all, so
+  its result is exact.
+
+Terminal positions are scored as ``+-DECIDED + lead`` (lead = the mover's
+discs minus the opponent's; 0 for a draw). For the Sun that orders every
+finish exactly as the documented score does (any win beats a draw beats any
+loss; among wins the score 100 + 5 x lead, scaled and floored, grows with the
+lead, so the search maximises the score), and the Moon, by symmetry,
+maximises its own lead. Heuristic values stay within +-DECIDED/2, so a
+proven result always outranks a guess.
+
+The tree is walked with explicit per-ply frames rather than recursion:
+numba cannot cache recursive functions, and caching is what keeps a fresh
+process from compiling the search for seconds.
+
+Ties between equally valued root moves fall to the order of a seeded shuffle
+of the root moves (the previous iteration's best first), so a search is a
+pure function of (position, weights, limits, seed); only a ``deadline`` makes
+it depend on the clock.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+import numpy as np
+from numba import njit
+
+from harness.errors import IllegalAction
+from harness.games import Action, Rules, State
+from harness.games._totality_kernels import (
+    NOT_COL_0, NOT_COL_7, ONE, S1, S8, ZERO, flips, lowest_bit, monotonic_ns, moves, popcount, random_playout,
+)
+from players.search import SearchResult
+
+PASS_MOVE = 64
+DECIDED = 1.0e6
+INFINITY = 1.0e12
+EXACT_DEPTH = 200  # a depth no game can exhaust: the search runs to the end
+MAX_PLY = 140  # at most 60 placements and a pass before each, plus slack
+MAX_MOVES = 64
+MAX_TABLE_BITS = 18  # 2**18 entries, about 8 MB
+EXACT, LOWER, UPPER = 0, 1, 2
+DEFAULT_DEPTH = 4
+DEFAULT_ENDGAME = 12  # solve exactly with at most this many empty cells (well under a second)
+TIME_DEPTH_CAP = 60  # iterative deepening with only a time or node bound stops here
+
+# The classic square values of Othello programs (corners 100, X-squares -50, C-squares -20, ...).
+SQUARE_VALUES = np.array([
+    100, -20, 10, 5, 5, 10, -20, 100,
+    -20, -50, -2, -2, -2, -2, -50, -20,
+    10, -2, -1, -1, -1, -1, -2, 10,
+    5, -2, -1, -1, -1, -1, -2, 5,
+    5, -2, -1, -1, -1, -1, -2, 5,
+    10, -2, -1, -1, -1, -1, -2, 10,
+    -20, -50, -2, -2, -2, -2, -50, -20,
+    100, -20, 10, 5, 5, 10, -20, 100,
+], dtype=np.int64)
+
+
+def _mask(squares) -> np.uint64:
+    return np.uint64(sum(1 << s for s in squares))
+
+
+def _value_masks():
+    values = sorted(set(SQUARE_VALUES.tolist()))
+    return (np.array(values, dtype=np.float64),
+            np.array([_mask(i for i in range(64) if SQUARE_VALUES[i] == v) for v in values], dtype=np.uint64))
+
+
+VALUE_WEIGHTS, VALUE_MASKS = _value_masks()
+CORNER_CELLS = np.array([0, 7, 56, 63], dtype=np.int64)
+CORNERS = _mask([0, 7, 56, 63])
+X_SQUARES = np.array([1 << 9, 1 << 14, 1 << 49, 1 << 54], dtype=np.uint64)  # per corner, same order
+C_SQUARES = np.array([(1 << 1) | (1 << 8), (1 << 6) | (1 << 15), (1 << 57) | (1 << 48),
+                      (1 << 62) | (1 << 55)], dtype=np.uint64)
+ROW_TOP, ROW_BOTTOM = _mask(range(8)), _mask(range(56, 64))
+COL_LEFT, COL_RIGHT = _mask(range(0, 64, 8)), _mask(range(7, 64, 8))
+EDGES = np.uint64((int(ROW_TOP) | int(ROW_BOTTOM) | int(COL_LEFT) | int(COL_RIGHT)) & ~int(CORNERS))
+EDGE_LINES = np.array([ROW_TOP, ROW_BOTTOM, COL_LEFT, COL_RIGHT], dtype=np.uint64)
+
+# Feature indices, in players.features.totality.FEATURES order.
+(W_MOBILITY, W_POTENTIAL, W_FRONTIER, W_CORNERS, W_X, W_C, W_STABILITY, W_EDGES, W_PARITY,
+ W_DISCS_LATE, W_POSITIONAL) = range(11)
+
+
+@njit(inline="always")
+def _count(mask):
+    return np.int64(popcount(mask))
+
+
+@njit(inline="always")
+def _neighbours(mask):
+    """Cells next to (in the eight directions) any cell of ``mask``, including ``mask`` itself."""
+    row = mask | ((mask << S1) & NOT_COL_0) | ((mask >> S1) & NOT_COL_7)
+    return row | (row << S8) | (row >> S8)
+
+
+@njit(inline="always")
+def _edge_run(discs, start, shift, upward):
+    """Cells of ``discs`` from ``start`` along an edge without a gap (start excluded), 7 steps at most."""
+    run = ZERO
+    cell = start
+    for _ in range(7):
+        cell = (cell << shift) if upward else (cell >> shift)
+        if cell & discs:
+            run |= cell
+        else:
+            break
+    return run
+
+
+@njit(inline="always")
+def _stable(discs, occupied):
+    """Discs that can never flip: edge runs from an owned corner, and discs on a full edge."""
+    stable = ZERO
+    if discs & ONE:
+        stable |= ONE | _edge_run(discs, ONE, S1, True) | _edge_run(discs, ONE, S8, True)
+    corner = ONE << np.uint64(7)
+    if discs & corner:
+        stable |= corner | _edge_run(discs, corner, S1, False) | _edge_run(discs, corner, S8, True)
+    corner = ONE << np.uint64(56)
+    if discs & corner:
+        stable |= corner | _edge_run(discs, corner, S1, True) | _edge_run(discs, corner, S8, False)
+    corner = ONE << np.uint64(63)
+    if discs & corner:
+        stable |= corner | _edge_run(discs, corner, S1, False) | _edge_run(discs, corner, S8, False)
+    for line in EDGE_LINES:
+        if occupied & line == line:
+            stable |= discs & line
+    return _count(stable)
+
+
+@njit(inline="always")
+def _features(player, opponent, out):
+    """Fill ``out`` with every feature (mine minus theirs, from the side to move)."""
+    occupied = player | opponent
+    empty = ~occupied
+    out[W_MOBILITY] = _count(moves(player, opponent)) - _count(moves(opponent, player))
+    out[W_POTENTIAL] = _count(_neighbours(opponent) & empty) - _count(_neighbours(player) & empty)
+    frontier = _neighbours(empty)
+    out[W_FRONTIER] = _count(player & frontier) - _count(opponent & frontier)
+    out[W_CORNERS] = _count(player & CORNERS) - _count(opponent & CORNERS)
+    x_cells = ZERO
+    c_cells = ZERO
+    for i in range(4):
+        if empty & (ONE << np.uint64(CORNER_CELLS[i])):
+            x_cells |= X_SQUARES[i]
+            c_cells |= C_SQUARES[i]
+    out[W_X] = _count(player & x_cells) - _count(opponent & x_cells)
+    out[W_C] = _count(player & c_cells) - _count(opponent & c_cells)
+    out[W_STABILITY] = _stable(player, occupied) - _stable(opponent, occupied)
+    out[W_EDGES] = _count(player & EDGES) - _count(opponent & EDGES)
+    empties = _count(empty)
+    out[W_PARITY] = 1.0 if empties & 1 else -1.0
+    filled = 64 - empties
+    late = (filled - 44) / 20.0 if filled > 44 else 0.0
+    out[W_DISCS_LATE] = (_count(player) - _count(opponent)) * late
+    positional = 0.0
+    for i in range(len(VALUE_MASKS)):
+        positional += VALUE_WEIGHTS[i] * (_count(player & VALUE_MASKS[i]) - _count(opponent & VALUE_MASKS[i]))
+    out[W_POSITIONAL] = positional
+
+
+@njit(cache=True)
+def feature_values(player, opponent):
+    """The feature vector of a position from the mover's view (for tests and inspection)."""
+    out = np.zeros(11, dtype=np.float64)
+    _features(player, opponent, out)
+    return out
+
+
+@njit(inline="always")
+def _evaluate(player, opponent, weights, scratch):
+    _features(player, opponent, scratch)
+    value = 0.0
+    for i in range(11):
+        value += weights[i] * scratch[i]
+    limit = DECIDED / 2
+    return min(max(value, -limit), limit)
+
+
+@njit(inline="always")
+def terminal_value(player, opponent):
+    """A finished game from the mover's view: +-DECIDED plus the disc lead, 0 for a draw."""
+    lead = _count(player) - _count(opponent)
+    if lead > 0:
+        return DECIDED + lead
+    if lead < 0:
+        return -DECIDED + lead
+    return 0.0
+
+
+@njit(inline="always")
+def _slot(player, opponent, mask):
+    mixed = player * np.uint64(0x9E3779B97F4A7C15) ^ opponent * np.uint64(0xC2B2AE3D27D4EB4F)
+    mixed ^= mixed >> np.uint64(29)
+    return np.int64(mixed & mask)
+
+
+@njit(cache=True)
+def negamax(root_player, root_opponent, depth, root_moves, weights, table_player, table_opponent,
+            table_value, table_depth, table_flag, table_move, history, control, deadline):
+    """Alpha-beta from the root over ``root_moves`` (searched in that order) to ``depth`` plies.
+
+    ``control`` is int64[4]: nodes so far (cumulative, updated), the node
+    limit (0: none), the abort flag (set when a limit hit: the result is
+    then incomplete), and the best root move found. ``deadline`` is a
+    ``time.monotonic_ns()`` instant, or 0 for none. Returns the root's value.
+    """
+    frame_player = np.empty(MAX_PLY, dtype=np.uint64)
+    frame_opponent = np.empty(MAX_PLY, dtype=np.uint64)
+    frame_depth = np.empty(MAX_PLY, dtype=np.int64)
+    frame_alpha = np.empty(MAX_PLY, dtype=np.float64)
+    frame_beta = np.empty(MAX_PLY, dtype=np.float64)
+    frame_original_alpha = np.empty(MAX_PLY, dtype=np.float64)
+    frame_best = np.empty(MAX_PLY, dtype=np.float64)
+    frame_best_move = np.empty(MAX_PLY, dtype=np.int64)
+    frame_count = np.empty(MAX_PLY, dtype=np.int64)
+    frame_next = np.empty(MAX_PLY, dtype=np.int64)
+    frame_moves = np.empty((MAX_PLY, MAX_MOVES), dtype=np.int64)
+    keys = np.empty(MAX_MOVES, dtype=np.float64)
+    scratch = np.empty(11, dtype=np.float64)
+    table_mask = np.uint64(len(table_player) - 1)
+
+    frame_player[0], frame_opponent[0], frame_depth[0] = root_player, root_opponent, depth
+    frame_alpha[0], frame_beta[0] = -INFINITY, INFINITY
+    frame_count[0] = len(root_moves)
+    for i in range(len(root_moves)):
+        frame_moves[0, i] = root_moves[i]
+    ply = 0
+    entering = True
+    result = 0.0
+    while True:
+        finished = False
+        searched = False  # the node at ``ply`` finished after searching its moves: worth storing
+        if entering:
+            entering = False
+            player, opponent, remaining = frame_player[ply], frame_opponent[ply], frame_depth[ply]
+            control[0] += 1
+            if control[1] > 0 and control[0] > control[1]:
+                control[2] = 1
+            if deadline > 0 and (control[0] & 1023) == 0 and monotonic_ns() >= deadline:
+                control[2] = 1
+            if ply > 0 and control[2] != 0:
+                result, finished = 0.0, True
+            elif ply > 0:
+                legal = moves(player, opponent)
+                if legal == ZERO and moves(opponent, player) == ZERO:
+                    result, finished = terminal_value(player, opponent), True
+                elif remaining <= 0:
+                    result, finished = _evaluate(player, opponent, weights, scratch), True
+                else:
+                    alpha, beta = frame_alpha[ply], frame_beta[ply]
+                    frame_original_alpha[ply] = alpha
+                    slot = _slot(player, opponent, table_mask)
+                    table_best = -1
+                    if table_player[slot] == player and table_opponent[slot] == opponent:
+                        table_best = table_move[slot]
+                        if table_depth[slot] >= remaining:
+                            stored, flag = table_value[slot], table_flag[slot]
+                            if flag == EXACT:
+                                result, finished = stored, True
+                            elif flag == LOWER and stored > alpha:
+                                alpha = stored
+                            elif flag == UPPER and stored < beta:
+                                beta = stored
+                            if not finished and alpha >= beta:
+                                result, finished = stored, True
+                    if not finished:
+                        frame_alpha[ply], frame_beta[ply] = alpha, beta
+                        if legal == ZERO:
+                            frame_moves[ply, 0] = PASS_MOVE
+                            frame_count[ply] = 1
+                        else:
+                            exact = remaining > EXACT_DEPTH // 2
+                            fastest_first = _count(~(player | opponent)) > 6 if exact else remaining >= 3
+                            count = 0
+                            while legal:
+                                square = lowest_bit(legal)
+                                legal &= legal - ONE
+                                key = SQUARE_VALUES[square] + 0.01 * history[square]
+                                if np.int64(square) == table_best:
+                                    key = 1.0e15
+                                elif fastest_first:
+                                    flipped = flips(player, opponent, square)
+                                    replies = moves(opponent & ~flipped, player | flipped | (ONE << square))
+                                    key -= 1000.0 * _count(replies)
+                                # insertion into the ordered list, best key first
+                                j = count
+                                while j > 0 and keys[j - 1] < key:
+                                    keys[j] = keys[j - 1]
+                                    frame_moves[ply, j] = frame_moves[ply, j - 1]
+                                    j -= 1
+                                keys[j] = key
+                                frame_moves[ply, j] = np.int64(square)
+                                count += 1
+                            frame_count[ply] = count
+            else:
+                frame_original_alpha[0] = -INFINITY
+            if not finished:
+                frame_best[ply], frame_best_move[ply], frame_next[ply] = -INFINITY, -1, 0
+        else:
+            if control[2] != 0:
+                if ply == 0:
+                    break
+                result, finished = 0.0, True
+            else:
+                score = -result
+                move = frame_moves[ply, frame_next[ply] - 1]
+                if score > frame_best[ply]:
+                    frame_best[ply], frame_best_move[ply] = score, move
+                    if ply == 0:
+                        control[3] = move
+                    if score > frame_alpha[ply]:
+                        frame_alpha[ply] = score
+                        if score >= frame_beta[ply]:
+                            if move != PASS_MOVE:
+                                history[move] += frame_depth[ply] * frame_depth[ply]
+                            result, finished, searched = score, True, True
+        if not finished:
+            index = frame_next[ply]
+            if index < frame_count[ply]:
+                frame_next[ply] = index + 1
+                move = frame_moves[ply, index]
+                player, opponent = frame_player[ply], frame_opponent[ply]
+                if move == PASS_MOVE:
+                    frame_player[ply + 1], frame_opponent[ply + 1] = opponent, player
+                else:
+                    square = np.uint64(move)
+                    flipped = flips(player, opponent, square)
+                    frame_player[ply + 1] = opponent & ~flipped
+                    frame_opponent[ply + 1] = player | flipped | (ONE << square)
+                frame_depth[ply + 1] = frame_depth[ply] - 1
+                frame_alpha[ply + 1], frame_beta[ply + 1] = -frame_beta[ply], -frame_alpha[ply]
+                ply += 1
+                entering = True
+                continue
+            result, finished, searched = frame_best[ply], True, True
+        # the node at ``ply`` is done with value ``result``
+        if searched and ply > 0 and control[2] == 0:
+            slot = _slot(frame_player[ply], frame_opponent[ply], table_mask)
+            table_player[slot], table_opponent[slot] = frame_player[ply], frame_opponent[ply]
+            table_value[slot], table_depth[slot] = result, frame_depth[ply]
+            table_move[slot] = frame_best_move[ply]
+            if result >= frame_beta[ply]:
+                table_flag[slot] = LOWER
+            elif result <= frame_original_alpha[ply]:
+                table_flag[slot] = UPPER
+            else:
+                table_flag[slot] = EXACT
+        if ply == 0:
+            break
+        ply -= 1
+    return frame_best[0]
+
+
+class _Table:
+    """A fresh transposition table and history for one search (fresh, so searches stay independent)."""
+
+    def __init__(self, bits: int = MAX_TABLE_BITS) -> None:
+        size = 1 << bits
+        self.player = np.zeros(size, dtype=np.uint64)
+        self.opponent = np.zeros(size, dtype=np.uint64)
+        self.value = np.zeros(size, dtype=np.float64)
+        self.depth = np.full(size, -1, dtype=np.int64)
+        self.flag = np.zeros(size, dtype=np.int8)
+        self.move = np.full(size, -1, dtype=np.int64)
+        self.history = np.zeros(65, dtype=np.int64)
+        self.control = np.zeros(4, dtype=np.int64)
+
+    def run(self, player: int, opponent: int, depth: int, root: list[int], weights: np.ndarray,
+            node_limit: int, deadline: int) -> tuple[float, int, bool]:
+        """One fixed-depth search; returns (value, best move, completed)."""
+        self.control[1], self.control[2], self.control[3] = node_limit, 0, -1
+        value = negamax(np.uint64(player), np.uint64(opponent), depth, np.array(root, dtype=np.int64),
+                        weights, self.player, self.opponent, self.value, self.depth, self.flag, self.move,
+                        self.history, self.control, deadline)
+        return float(value), int(self.control[3]), self.control[2] == 0
+
+    @property
+    def nodes(self) -> int:
+        return int(self.control[0])
+
+
+def _table_bits(depth: int | None, nodes: int | None, deadline: float | None) -> int:
+    """A table size to fit the search: clearing 8 MB would cost more than a shallow search itself."""
+    if deadline is not None or (depth is None and not nodes):
+        return MAX_TABLE_BITS
+    bits = MAX_TABLE_BITS
+    if depth is not None:
+        bits = min(bits, 8 + 2 * depth)
+    if nodes:
+        bits = min(bits, max(10, int(nodes).bit_length()))
+    return max(10, bits)
+
+
+def _action(move: int) -> Action:
+    return {"type": "place", "row": move // 8, "col": move % 8}
+
+
+def search(rules: Rules, state: State, weights: np.ndarray, *, depth: int | None = None,
+           nodes: int | None = None, deadline: float | None = None, seed: int = 0,
+           endgame: int | None = None) -> SearchResult:
+    """Best action for the side to move.
+
+    Args:
+        rules, state: a live Totality position.
+        weights: the float64 feature weights (``weight_vector("totality", ...)``).
+        depth: plies of the midgame search (a pass is a ply); default 4 when
+            no other bound is given, else unbounded up to 60.
+        nodes: node budget for the whole call (deterministic).
+        deadline: ``time.monotonic()`` instant to stop at (live play).
+        seed: breaks ties between equally valued moves.
+        endgame: solve exactly when at most this many cells are empty
+            (default 12; 0 turns the solver off). Limits still apply: if the
+            solve does not finish within them, the midgame search decides.
+
+    Returns:
+        The action, its value from the mover's view (``+-1e6 + lead`` for a
+        proven result), the depth completed (the number of empty cells for
+        an exact solve) and the nodes searched.
+
+    Raises:
+        IllegalAction: the game is already over.
+    """
+    if rules.is_terminal(state):
+        raise IllegalAction("the game is over: there is nothing to search")
+    if state.legal == 0:
+        return SearchResult({"type": "pass"}, 0.0, 0, 0)
+    player, opponent = state.mover_boards()
+    root = [square for square in range(64) if state.legal >> square & 1]
+    random.Random(seed).shuffle(root)
+    weights = np.ascontiguousarray(weights, dtype=np.float64)
+    table = _Table(_table_bits(depth, nodes, deadline))
+    node_limit = int(nodes) if nodes else 0
+    when = int(deadline * 1e9) if deadline is not None else 0  # time.monotonic_ns() scale
+    empties = 64 - (player | opponent).bit_count()
+    if empties <= (DEFAULT_ENDGAME if endgame is None else endgame):
+        value, move, completed = table.run(player, opponent, EXACT_DEPTH, root, weights, node_limit, when)
+        if completed:
+            return SearchResult(_action(move), value, empties, table.nodes)
+        table = _Table(_table_bits(depth, nodes, deadline))
+    if depth is None:
+        depth = TIME_DEPTH_CAP if (nodes or deadline is not None) else DEFAULT_DEPTH
+    best, best_value, reached = root[0], 0.0, 0
+    for iteration in range(1, max(1, depth) + 1):
+        # The first iteration (one ply: a handful of nodes) always completes, so there is a move.
+        limit = 0 if iteration == 1 else node_limit
+        value, move, completed = table.run(player, opponent, iteration, root, weights, limit,
+                                           0 if iteration == 1 else when)
+        if not completed:
+            break
+        best, best_value, reached = move, value, iteration
+        root.remove(move)
+        root.insert(0, move)
+        if (node_limit and table.nodes >= node_limit) or (deadline is not None and time.monotonic() >= deadline):
+            break
+    return SearchResult(_action(best), best_value, reached, table.nodes)
+
+
+def rollout(rules: Rules, state: State, seed: int) -> tuple[str, float]:
+    """A seeded uniformly random playout to the end on the fast path: (Sun's result, documented score)."""
+    if rules.is_terminal(state):
+        return rules.outcome(state)[0], rules.score(state)
+    player, opponent = state.mover_boards()
+    final_player, final_opponent = random_playout(player, opponent, seed & 0xFFFFFFFFFFFFFFFF)
+    sun, moon = (final_player, final_opponent) if state.to_move == 0 else (final_opponent, final_player)
+    return rules.result_of(sun.bit_count(), moon.bit_count())
+
+
+_ALL_OFF = {"mobility": 0.0, "potential_mobility": 0.0, "frontier": 0.0, "corners": 0.0, "x_squares": 0.0,
+            "c_squares": 0.0, "stability": 0.0, "edges": 0.0, "parity": 0.0, "discs_late": 0.0}
+
+# G-Bot stand-ins: plain fixed-depth minimax on the classic square-value table (the "standard
+# positional evaluation" of Othello programs), no endgame solver. Wise adds mobility and looks
+# four plies ahead; easy looks two plies ahead on the table alone. Both are guesses of the live
+# bot's strength (sibling games document a depth-5/6 minimax), not copies of it.
+GBOT: dict[str, dict] = {
+    "wise": {"depth": 4, "endgame": 0, "weights": _ALL_OFF | {"positional": 1.0, "mobility": 10.0}},
+    "easy": {"depth": 2, "endgame": 0, "weights": _ALL_OFF | {"positional": 1.0}},
+}
