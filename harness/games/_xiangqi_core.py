@@ -314,6 +314,29 @@ def generate(board, plist, side, moves):
 
 
 @njit(cache=True)
+def may_expose(move, king, checked):
+    """Whether ``move`` could leave its own general (on ``king``) attacked, so needs testing.
+
+    A move that is not by the general, does not start or end on the
+    general's row or file (lines of chariots, cannons and the other
+    general, and cannon screens), and does not leave a point diagonally next
+    to the general (a horse's leg) cannot expose it, unless it is already
+    in check.
+    """
+    if checked:
+        return True
+    fr = move >> 8
+    to = move & 255
+    if fr == king:
+        return True
+    row, col = ROW_OF_SQUARE[king], COL_OF_SQUARE[king]
+    if ROW_OF_SQUARE[fr] == row or COL_OF_SQUARE[fr] == col or ROW_OF_SQUARE[to] == row or COL_OF_SQUARE[to] == col:
+        return True
+    d = fr - king
+    return d == NORTH + WEST or d == NORTH + EAST or d == SOUTH + WEST or d == SOUTH + EAST
+
+
+@njit(cache=True)
 def generate_legal(board, slot_of, plist, st, moves, pseudo):
     """Write the legal moves of the side to move into ``moves``; returns how many.
 
@@ -325,14 +348,19 @@ def generate_legal(board, slot_of, plist, st, moves, pseudo):
     n = generate(board, plist, side, moves)
     if pseudo:
         return n
+    king = plist[side * 16]
+    checked = is_attacked(board, king, side)
     kept = 0
     for i in range(n):
         m = moves[i]
-        undo = make(board, slot_of, plist, st, m)
-        if not is_attacked(board, plist[side * 16], side):
-            moves[kept] = m
-            kept += 1
-        unmake(board, slot_of, plist, st, m, undo)
+        if may_expose(m, king, checked):
+            undo = make(board, slot_of, plist, st, m)
+            exposed = is_attacked(board, plist[side * 16], side)
+            unmake(board, slot_of, plist, st, m, undo)
+            if exposed:
+                continue
+        moves[kept] = m
+        kept += 1
     return kept
 
 
@@ -383,11 +411,14 @@ def random_move(board, slot_of, plist, st, moves, pseudo, rng):
     """
     side = st[SIDE]
     n = generate(board, plist, side, moves)
+    king = plist[side * 16]
+    checked = (not pseudo) and is_attacked(board, king, side)
     while n > 0:
         i = next_random(rng) % n
         m = moves[i]
+        test = (not pseudo) and may_expose(m, king, checked)
         undo = make(board, slot_of, plist, st, m)
-        if pseudo or not is_attacked(board, plist[side * 16], side):
+        if not test or not is_attacked(board, plist[side * 16], side):
             return m
         unmake(board, slot_of, plist, st, m, undo)
         moves[i] = moves[n - 1]
@@ -411,8 +442,8 @@ def playout(board, slot_of, plist, st, plies_left, pseudo, rng, moves):
         if m < 0:
             return 1 - side, ply
     side = st[SIDE]
-    if plist[side * 16] == 0:
-        return 1 - side, plies_left
+    if plist[side * 16] == 0 or generate_legal(board, slot_of, plist, st, moves, pseudo) == 0:
+        return 1 - side, plies_left  # an ending on the last ply beats the limit
     return 2, plies_left
 
 
@@ -482,3 +513,23 @@ def load_position(cells: np.ndarray, side: int) -> tuple[np.ndarray, np.ndarray,
     if not setup(cells, side, *position):
         raise ValueError("a position needs one general per side inside its palace and at most 16 pieces a side")
     return position
+
+
+@njit(cache=True)
+def generation_count(positions, sides, repeats, pseudo):
+    """Generate the legal moves of each position ``repeats`` times; returns the moves found.
+
+    ``positions`` is an (n, 90) array of piece codes. For benchmarks: the
+    generations per second are ``n * repeats`` over the time taken.
+    """
+    board = np.empty(NSQ, dtype=np.int64)
+    slot_of = np.empty(NSQ, dtype=np.int64)
+    plist = np.empty(32, dtype=np.int64)
+    st = np.empty(2, dtype=np.int64)
+    moves = np.empty(MAX_MOVES, dtype=np.int64)
+    total = 0
+    for i in range(positions.shape[0]):
+        setup(positions[i], sides[i], board, slot_of, plist, st)
+        for _ in range(repeats):
+            total += generate_legal(board, slot_of, plist, st, moves, pseudo)
+    return total

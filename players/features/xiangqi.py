@@ -1,0 +1,47 @@
+"""Evaluation features of Chinese chess: named weights in pawns, with defaults and tuning ranges.
+
+The compiled evaluation (``players.search.xiangqi``) reads them as one float64
+vector in this order. Piece values are the common textbook ones (chariot 9,
+cannon 4.5, horse 4, advisor and elephant 2, soldier 1, a crossed soldier 2);
+the general has no material value because losing it ends the game.
+"""
+
+from __future__ import annotations
+
+from harness.games import Rules, State
+from players.features import Feature
+
+FEATURES: dict[str, Feature] = {f.name: f for f in (
+    Feature("advisor", 2.0, 0.5, 4.0, "value of an advisor"),
+    Feature("elephant", 2.0, 0.5, 4.0, "value of an elephant"),
+    Feature("horse", 4.0, 2.0, 7.0, "value of a horse"),
+    Feature("chariot", 9.0, 5.0, 14.0, "value of a chariot"),
+    Feature("cannon", 4.5, 2.0, 7.0, "value of a cannon"),
+    Feature("soldier", 1.0, 0.3, 3.0, "value of a soldier on its own side of the river"),
+    Feature("soldier_crossed", 1.0, 0.0, 3.0, "extra value of a soldier over the river (it may move sideways)"),
+    Feature("soldier_advance", 0.1, 0.0, 0.5, "per row a crossed soldier has advanced beyond the river"),
+    Feature("piece_square", 1.0, 0.0, 3.0, "scale of the piece-square terms (central horses and cannons, "
+            "advanced chariots, a general kept home)"),
+    Feature("mobility", 0.05, 0.0, 0.3, "per pseudo-legal move more than the other side"),
+    Feature("general_safety", 0.5, 0.0, 2.0, "per advisor or elephant guarding the general (a quarter "
+            "each) less each enemy attacker (chariot, horse, cannon, soldier) near the palace"),
+)}
+
+# Piece kinds (``side * 8 + kind`` codes of the engine) to their weight's name.
+KIND_WEIGHTS = {2: "advisor", 3: "elephant", 4: "horse", 5: "chariot", 6: "cannon", 7: "soldier"}
+
+
+def material(rules: Rules, state: State, side: int) -> float:
+    """The material balance for ``side`` at the default piece values (crossed soldiers count 2)."""
+    balance = 0.0
+    for index, code in enumerate(state.cells):
+        kind = code & 7
+        if kind not in KIND_WEIGHTS:
+            continue
+        value = FEATURES[KIND_WEIGHTS[kind]].default
+        owner = code >> 3
+        row = index // 9
+        if kind == 7 and (row <= 4 if owner == 0 else row >= 5):
+            value += FEATURES["soldier_crossed"].default
+        balance += value if owner == side else -value
+    return balance

@@ -1,0 +1,415 @@
+"""Compiled alpha-beta for Chinese chess on the engine's make/unmake core.
+
+Negamax with iterative deepening, a transposition table keyed by the
+engine's incremental Zobrist hash, a capture quiescence search (all evasions
+when in check), and move ordering by the table's move, captures by MVV-LVA,
+two killers per ply and a history table. Terminal positions are scored by
+the platform's result: the side to move with no legal move, or without its
+general (pseudo legality), has lost; a position at the 120-ply limit is a
+draw (0). Wins are worth ``WIN - ply`` so shorter wins are preferred.
+
+Depth and node limits are deterministic; a deadline (``time.monotonic()``,
+live play) becomes a node budget per iteration from the speed measured so
+far. Ties at the root are broken by shuffling the root moves with the seed
+before the first iteration.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from numba import njit
+
+from harness.errors import IllegalAction
+from harness.games import Rules, State
+from harness.games import _xiangqi_core as core
+from harness.games._xiangqi_core import (ADVISOR, CANNON, CHARIOT, ELEPHANT, GENERAL, HASH, HORSE,
+                                         INDEX_OF_SQUARE, MAX_MOVES, NSQ, OWN_HALF, SIDE, SOLDIER, generate, generate_legal,
+                                         is_attacked, make, may_expose, unmake)
+from harness.games.xiangqi import MOVE_LIMIT
+from players.features.xiangqi import FEATURES
+from players.search import SearchResult
+
+GBOT = {
+    # A guess at the live G-Bot: fixed-depth minimax on material alone.
+    "default": {"depth": 3, "weights": {"soldier_advance": 0.0, "piece_square": 0.0, "mobility": 0.0,
+                                        "general_safety": 0.0}},
+}
+
+WIN = 10000.0
+INFINITY = 1e9
+MAX_PLY = 64
+TT_BITS = 18
+EXACT, LOWER, UPPER = 1, 2, 3
+W_ADVISOR, W_ELEPHANT, W_HORSE, W_CHARIOT, W_CANNON, W_SOLDIER, W_CROSSED, W_ADVANCE, W_PST, W_MOBILITY, \
+    W_SAFETY = range(11)
+assert list(FEATURES) == ["advisor", "elephant", "horse", "chariot", "cannon", "soldier", "soldier_crossed",
+                          "soldier_advance", "piece_square", "mobility", "general_safety"]
+# Which weight holds each kind's value (general: none, -1).
+KIND_WEIGHT = np.array([-1, -1, W_ADVISOR, W_ELEPHANT, W_HORSE, W_CHARIOT, W_CANNON, W_SOLDIER], dtype=np.int64)
+# Victim values for MVV-LVA ordering by kind (general highest: taking it wins).
+ORDER_VALUE = np.array([0, 100, 2, 2, 4, 9, 5, 1], dtype=np.int64)
+
+
+def _piece_square_tables() -> np.ndarray:
+    """Bonuses in pawns by kind and (row, column) seen from red (row 9 is its back rank)."""
+    table = np.zeros((8, 90), dtype=np.float64)
+    for row in range(10):
+        advance = 9 - row  # rows away from the own back rank
+        for col in range(9):
+            centre = 1.0 - abs(col - 4) / 4.0
+            index = row * 9 + col
+            table[HORSE, index] = 0.3 * centre + 0.05 * min(advance, 6) - (0.2 if advance == 0 and col in (0, 8) else 0)
+            table[CHARIOT, index] = 0.15 * min(advance, 6) / 6 + (0.1 if col in (3, 5) else 0)
+            table[CANNON, index] = (0.2 if col == 4 else 0.05 * centre) + (0.05 if 2 <= advance <= 4 else 0)
+            table[SOLDIER, index] = 0.15 * centre if advance >= 5 else 0.0
+            table[GENERAL, index] = -0.1 * advance - (0.05 if col != 4 else 0)
+    return table
+
+
+PST = _piece_square_tables()
+
+
+@njit(cache=True)
+def evaluate(board, plist, side, weights, moves):
+    """The static value for ``side`` (to move) in pawns: material, piece squares, safety, mobility."""
+    score = 0.0
+    for owner in range(2):
+        sign = 1.0 if owner == 0 else -1.0
+        defenders = 0
+        attackers = 0
+        for i in range(16):
+            sq = plist[owner * 16 + i]
+            if sq == 0:
+                continue
+            kind = board[sq] & 7
+            index = INDEX_OF_SQUARE[sq]
+            row = index // 9
+            col = index - row * 9
+            red_row = row if owner == 0 else 9 - row
+            value = 0.0
+            w = KIND_WEIGHT[kind]
+            if w >= 0:
+                value = weights[w]
+            if kind == SOLDIER and not OWN_HALF[owner, sq]:
+                value += weights[W_CROSSED] + weights[W_ADVANCE] * (4 - red_row)
+            value += weights[W_PST] * PST[kind, red_row * 9 + col]
+            if kind == ADVISOR or kind == ELEPHANT:
+                defenders += 1
+            elif kind != GENERAL and 2 <= col <= 6 and red_row <= 2:
+                attackers += 1  # this piece is near the enemy palace
+            score += sign * value
+        # Guards of the own general count for ``owner``; its pieces near the other palace too.
+        score += sign * weights[W_SAFETY] * (0.25 * defenders + attackers)
+    if weights[W_MOBILITY] != 0.0:
+        score += weights[W_MOBILITY] * (generate(board, plist, 0, moves) - generate(board, plist, 1, moves))
+    return score if side == 0 else -score
+
+
+@njit(cache=True)
+def _order(board, moves, scores, n, tt_move, killers, history, ply):
+    for i in range(n):
+        m = moves[i]
+        if m == tt_move:
+            scores[i] = 1 << 40
+            continue
+        victim = board[m & 255]
+        if victim != 0:
+            scores[i] = (1 << 30) + ORDER_VALUE[victim & 7] * 16 - ORDER_VALUE[board[m >> 8] & 7]
+        elif m == killers[ply, 0]:
+            scores[i] = (1 << 29)
+        elif m == killers[ply, 1]:
+            scores[i] = (1 << 29) - 1
+        else:
+            scores[i] = history[m >> 8, m & 255]
+
+
+@njit(cache=True)
+def _pick(moves, scores, start, n):
+    """Move the best-scored remaining move to ``start`` (selection sort, one step)."""
+    best = start
+    for i in range(start + 1, n):
+        if scores[i] > scores[best]:
+            best = i
+    if best != start:
+        moves[start], moves[best] = moves[best], moves[start]
+        scores[start], scores[best] = scores[best], scores[start]
+    return moves[start]
+
+
+@njit(cache=True)
+def _time_up(info):
+    """Count a node (``info[0]``); set the stop flag ``info[2]`` once the budget ``info[1]`` is spent."""
+    info[0] += 1
+    if info[1] > 0 and info[0] >= info[1]:
+        info[2] = 1
+    return info[2] != 0
+
+
+@njit(cache=True)
+def quiesce(board, slot_of, plist, st, alpha, beta, ply, weights, info, move_buf, score_buf, pseudo):
+    """Captures only (all evasions when in check) until the position is quiet."""
+    side = st[SIDE]
+    if plist[side * 16] == 0:
+        return -WIN + ply
+    if _time_up(info):
+        return 0.0
+    moves = move_buf[ply]
+    scores = score_buf[ply]
+    checked = (not pseudo) and is_attacked(board, plist[side * 16], side)
+    if ply >= MAX_PLY - 1:
+        return evaluate(board, plist, side, weights, moves)
+    best = -INFINITY
+    if not checked:
+        best = evaluate(board, plist, side, weights, moves)
+        if best >= beta:
+            return best
+        if best > alpha:
+            alpha = best
+    n = generate(board, plist, side, moves)
+    kept = 0
+    for i in range(n):
+        m = moves[i]
+        victim = board[m & 255]
+        if checked or victim != 0:
+            moves[kept] = m
+            scores[kept] = ORDER_VALUE[victim & 7] * 16 - ORDER_VALUE[board[m >> 8] & 7]
+            kept += 1
+    legal = 0
+    king = plist[side * 16]
+    for i in range(kept):
+        m = _pick(moves, scores, i, kept)
+        test = (not pseudo) and may_expose(m, king, checked)
+        undo = make(board, slot_of, plist, st, m)
+        if test and is_attacked(board, plist[side * 16], side):
+            unmake(board, slot_of, plist, st, m, undo)
+            continue
+        legal += 1
+        value = -quiesce(board, slot_of, plist, st, -beta, -alpha, ply + 1, weights, info,
+                         move_buf, score_buf, pseudo)
+        unmake(board, slot_of, plist, st, m, undo)
+        if info[2] != 0:
+            return 0.0
+        if value > best:
+            best = value
+            if value > alpha:
+                alpha = value
+                if value >= beta:
+                    break
+    if checked and legal == 0:
+        return -WIN + ply
+    return best
+
+
+@njit(cache=True)
+def negamax(board, slot_of, plist, st, depth, alpha, beta, ply, weights, info, move_buf, score_buf,
+            tt_key, tt_move, tt_value, tt_depth, tt_flag, killers, history, pseudo, game_ply):
+    """The value of the position for the side to move, searched ``depth`` plies deep."""
+    side = st[SIDE]
+    if plist[side * 16] == 0:
+        return -WIN + ply
+    if game_ply + ply >= MOVE_LIMIT:  # a draw, unless the side to move has no legal move
+        info[0] += 1
+        return 0.0 if generate_legal(board, slot_of, plist, st, move_buf[ply], pseudo) > 0 else -WIN + ply
+    if depth <= 0:
+        return quiesce(board, slot_of, plist, st, alpha, beta, ply, weights, info,
+                       move_buf, score_buf, pseudo)
+    if _time_up(info):
+        return 0.0
+    use_table = game_ply + ply + depth < MOVE_LIMIT  # values near the limit depend on the ply
+    key = st[HASH]
+    slot = key & ((1 << TT_BITS) - 1)
+    best_move = -1
+    if use_table and tt_key[slot] == key:
+        best_move = tt_move[slot]
+        if tt_depth[slot] >= depth:
+            value = tt_value[slot]
+            flag = tt_flag[slot]
+            if flag == EXACT or (flag == LOWER and value >= beta) or (flag == UPPER and value <= alpha):
+                return value
+    moves = move_buf[ply]
+    scores = score_buf[ply]
+    n = generate(board, plist, side, moves)
+    _order(board, moves, scores, n, best_move, killers, history, ply)
+    original_alpha = alpha
+    best = -INFINITY
+    legal = 0
+    king = plist[side * 16]
+    checked = (not pseudo) and is_attacked(board, king, side)
+    for i in range(n):
+        m = _pick(moves, scores, i, n)
+        test = (not pseudo) and may_expose(m, king, checked)
+        undo = make(board, slot_of, plist, st, m)
+        if test and is_attacked(board, plist[side * 16], side):
+            unmake(board, slot_of, plist, st, m, undo)
+            continue
+        legal += 1
+        value = -negamax(board, slot_of, plist, st, depth - 1, -beta, -alpha, ply + 1, weights, info,
+                         move_buf, score_buf, tt_key, tt_move, tt_value, tt_depth, tt_flag, killers, history,
+                         pseudo, game_ply)
+        unmake(board, slot_of, plist, st, m, undo)
+        if info[2] != 0:
+            return 0.0
+        if value > best:
+            best = value
+            best_move = m
+            if value > alpha:
+                alpha = value
+                if value >= beta:
+                    if board[m & 255] == 0:
+                        if killers[ply, 0] != m:
+                            killers[ply, 1] = killers[ply, 0]
+                            killers[ply, 0] = m
+                        history[m >> 8, m & 255] += depth * depth
+                    break
+    if legal == 0:
+        return -WIN + ply
+    if use_table:
+        tt_key[slot] = key
+        tt_move[slot] = best_move
+        tt_value[slot] = best
+        tt_depth[slot] = depth
+        tt_flag[slot] = UPPER if best <= original_alpha else (LOWER if best >= beta else EXACT)
+    return best
+
+
+def _iterate(position: tuple[np.ndarray, ...], root_moves: np.ndarray, first_depth: int, last_depth: int,
+             weights: np.ndarray, info: np.ndarray, tables: tuple[np.ndarray, ...], pseudo: bool,
+             game_ply: int) -> tuple[float, int]:
+    """Iterative deepening from ``first_depth`` to ``last_depth`` over the legal ``root_moves``.
+
+    The root loop is plain Python calling the compiled ``negamax`` once per
+    root move (a few microseconds each): numba cannot load a cached function
+    that calls a recursive one, while a cached recursive function called
+    from Python loads fine.
+
+    The best move so far is kept at ``root_moves[0]`` (the others keep their
+    seeded order), also when the node budget stops an iteration part way: a
+    move that beat the previous best there has been searched in full.
+
+    Returns:
+        The value of ``root_moves[0]`` (-INFINITY if no iteration gave one)
+        and the last completed depth.
+    """
+    board, slot_of, plist, st = position
+    best_value, completed = -INFINITY, first_depth - 1
+    for depth in range(first_depth, last_depth + 1):
+        alpha, iteration_best = -INFINITY, -1
+        for i, move in enumerate(root_moves):
+            undo = make(board, slot_of, plist, st, move)
+            value = -negamax(board, slot_of, plist, st, depth - 1, -INFINITY, -alpha, 1, weights, info,
+                             *tables, pseudo, game_ply)
+            unmake(board, slot_of, plist, st, move, undo)
+            if info[2]:
+                break
+            if value > alpha:
+                alpha, iteration_best = value, i
+        if iteration_best >= 0 and (not info[2] or iteration_best != 0):
+            best = root_moves[iteration_best]
+            root_moves[1:iteration_best + 1] = root_moves[:iteration_best].copy()
+            root_moves[0] = best
+            best_value = alpha
+        if info[2]:
+            break
+        completed = depth
+        if abs(best_value) >= WIN - MAX_PLY:
+            break  # the game's end is in sight: deeper search changes nothing
+    return best_value, completed
+
+
+def _tables() -> tuple[np.ndarray, ...]:
+    """Fresh search tables: move and score buffers, the transposition table, killers, history."""
+    size = 1 << TT_BITS
+    return (np.empty((MAX_PLY + 1, MAX_MOVES), dtype=np.int64), np.empty((MAX_PLY + 1, MAX_MOVES), dtype=np.int64),
+            np.zeros(size, dtype=np.int64), np.zeros(size, dtype=np.int64), np.zeros(size, dtype=np.float64),
+            np.zeros(size, dtype=np.int64), np.zeros(size, dtype=np.int64),
+            np.zeros((MAX_PLY + 1, 2), dtype=np.int64), np.zeros((NSQ, NSQ), dtype=np.int64))
+
+
+def _root_moves(state: State, seed: int) -> np.ndarray:
+    """The legal moves of ``state`` as engine moves, shuffled by ``seed``."""
+    order = np.random.Generator(np.random.PCG64(seed)).permutation(len(state.legal))
+    moves = np.empty(len(state.legal), dtype=np.int64)
+    for i, index in enumerate(order):
+        source, target = divmod(state.legal[index], 90)
+        moves[i] = core.SQUARE_OF_INDEX[source] << 8 | core.SQUARE_OF_INDEX[target]
+    return moves
+
+
+# Nodes per second assumed before a timed search has measured its own.
+_START_RATE = 300_000.0
+
+
+def search(rules: Rules, state: State, weights: np.ndarray, *, depth: int | None = None,
+           nodes: int | None = None, deadline: float | None = None, seed: int = 0) -> SearchResult:
+    """Search for the side to move of ``state`` and return the move it chose.
+
+    A deadline is kept without reading the clock inside compiled code: each
+    iteration gets the node budget that the speed measured so far allows in
+    the time left.
+
+    Args:
+        rules: Chinese chess rules (its legality decides what may be played).
+        state: a position still in play.
+        weights: the float64 weight vector in ``FEATURES`` order.
+        depth: maximum depth in plies (default 4 when no other limit is set).
+        nodes: node budget (deterministic).
+        deadline: a ``time.monotonic()`` instant to stop at (live play).
+        seed: breaks ties between equally valued root moves.
+
+    Returns:
+        The chosen action, its value in pawns for the side to move, the last
+        fully searched depth and the nodes visited.
+
+    Raises:
+        IllegalAction: the game is already over.
+    """
+    if rules.is_terminal(state):
+        raise IllegalAction(f"the game is over ({state.reason}); there is nothing to search")
+    if depth is None:
+        depth = 4 if nodes is None and deadline is None else MAX_PLY - 2
+    depth = max(1, min(depth, MAX_PLY - 2))
+    root_moves = _root_moves(state, seed)
+    info = np.zeros(3, dtype=np.int64)
+    info[1] = nodes or 0
+    position = rules.position(state)
+    weights = np.ascontiguousarray(weights, dtype=np.float64)
+    common = (weights, info, _tables(), bool(rules.pseudo), int(state.ply))
+    value, completed = -INFINITY, 0
+    if deadline is None:
+        value, completed = _iterate(position, root_moves, 1, depth, *common)
+    else:
+        rate = _START_RATE
+        for level in range(1, depth + 1):
+            started, left = time.monotonic(), deadline - time.monotonic()
+            if left <= 0 and level > 1:
+                break
+            budget = info[0] + max(1000, int(rate * left))
+            info[1] = budget if nodes is None else min(budget, nodes)
+            before = info[0]
+            found, done = _iterate(position, root_moves, level, level, *common)
+            if found > -INFINITY:
+                value = found
+            completed = max(completed, done)
+            elapsed = time.monotonic() - started
+            if elapsed > 0.005:
+                rate = (info[0] - before) / elapsed
+            if info[2] != 0 or done < level or abs(value) >= WIN - MAX_PLY:
+                break
+    move = root_moves[0]
+    source, target = core.INDEX_OF_SQUARE[move >> 8], core.INDEX_OF_SQUARE[move & 255]
+    action = {"from": [int(source) // 9, int(source) % 9], "to": [int(target) // 9, int(target) % 9]}
+    return SearchResult(action=action, value=float(value if value > -INFINITY else 0.0), depth=int(completed),
+                        nodes=int(info[0]))
+
+
+def rollout(rules: Rules, state: State, seed: int) -> tuple[str, float]:
+    """Random play to the end of the game on the fast path; the user's (result, score)."""
+    if not rules.is_terminal(state):
+        winner = core.playouts(state.array(), state.side, 1, MOVE_LIMIT - state.ply, rules.pseudo, seed)[:3].argmax()
+        if winner == 2:
+            return "draw", 1.0
+        return ("win", 1.0) if winner == rules.user_side else ("loss", 0.0)
+    result, _ = rules.outcome(state)
+    return result, rules.score(state)

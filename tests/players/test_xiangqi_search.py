@@ -1,0 +1,139 @@
+"""Chinese chess players: the compiled alpha-beta, its features, the G-Bot stand-in and rollouts."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import players
+from harness.cli import main as cli_main
+from harness.errors import IllegalAction
+from harness.games import load
+from harness.testing import check_player
+from players.features import defaults, weight_vector
+from players.features.xiangqi import FEATURES, material
+from players.search import xiangqi as search_module
+from players.search.xiangqi import WIN, evaluate, rollout, search
+
+RULES = load("xiangqi")
+WEIGHTS = weight_vector("xiangqi")
+# Red mates in two: chariot (2, 0) to (1, 0) shuts row 1, the general may only go to (0, 5)
+# (the red general holds file 3), then the other chariot mates on row 0. No mate in one.
+MATE_IN_TWO = "4k4/9/R8/8R/9/9/9/9/9/3K5 w - - 0 1"
+
+
+def test_features_have_defaults_inside_their_ranges():
+    assert list(FEATURES)[:6] == ["advisor", "elephant", "horse", "chariot", "cannon", "soldier"]
+    for feature in FEATURES.values():
+        assert feature.low <= feature.default <= feature.high and feature.doc
+    assert FEATURES["chariot"].default == 9.0 and FEATURES["cannon"].default == 4.5
+
+
+def test_material_is_balanced_at_the_start_and_counts_a_capture():
+    state = RULES.initial_state()
+    assert material(RULES, state, 0) == 0 == material(RULES, state, 1)
+    after = RULES.apply(state, {"from": [7, 1], "to": [0, 1]})  # cannon takes the horse
+    assert material(RULES, after, 0) == 4.0 and material(RULES, after, 1) == -4.0
+
+
+def test_evaluation_reads_its_weights_from_the_vector():
+    state = RULES.from_fen("3k5/9/9/9/9/9/9/9/9/R3K4 w - - 0 1")  # red is a chariot up
+    board, _, plist, _ = RULES.position(state)
+    moves = np.empty(256, dtype=np.int64)
+    base = evaluate(board, plist, 0, WEIGHTS, moves)
+    richer = evaluate(board, plist, 0, weight_vector("xiangqi", {"chariot": 12.0}), moves)
+    assert richer - base == pytest.approx(3.0)
+    assert evaluate(board, plist, 1, WEIGHTS, moves) == pytest.approx(-base)
+
+
+def test_alphabeta_finds_the_mate_in_two():
+    state = RULES.from_fen(MATE_IN_TWO)
+    shallow = search(RULES, state, WEIGHTS, depth=1, seed=0)
+    assert shallow.value < WIN - 100  # one ply sees no mate
+    result = search(RULES, state, WEIGHTS, depth=3, seed=0)
+    assert result.value == pytest.approx(WIN - 3)
+    after = RULES.apply(state, result.action)
+    for reply in RULES.legal_actions(after):
+        position = RULES.apply(after, reply)
+        finish = search(RULES, position, WEIGHTS, depth=1, seed=0)
+        end = RULES.apply(position, finish.action)
+        assert RULES.outcome(end) == ("win", "no_legal_moves")
+
+
+def test_alphabeta_player_plays_the_mate_through_the_player_protocol():
+    player = players.load("alphabeta:depth=3", game="xiangqi")
+    player.reset(5)
+    state = RULES.from_fen(MATE_IN_TWO)
+    while not RULES.is_terminal(state):
+        state = RULES.apply(state, player.choose(RULES, state))
+    assert RULES.outcome(state)[0] == "win" and state.ply == 3
+
+
+def test_pseudo_legality_search_takes_the_general():
+    rules = load("xiangqi:legality=pseudo")
+    state = rules.from_fen("3k5/9/9/9/4r4/9/9/R8/9/4K4 w - - 0 1")
+    state = rules.apply(state, {"from": [7, 0], "to": [7, 1]})  # red ignores the check
+    result = search(rules, state, WEIGHTS, depth=2, seed=0)
+    assert result.action == {"from": [4, 4], "to": [9, 4]} and result.value >= WIN - 10
+
+
+def test_a_mate_on_the_last_ply_is_found_and_the_limit_is_a_draw():
+    state = RULES.from_fen("3k5/9/9/9/9/9/9/9/r7r/4K4 b - - 0 60")  # ply 119
+    result = search(RULES, state, WEIGHTS, depth=4, seed=0)
+    assert result.action == {"from": [8, 8], "to": [9, 8]} and result.value == pytest.approx(WIN - 1)
+    quiet = RULES.from_fen("3k5/9/9/9/9/9/9/9/9/5K3 b - - 0 60")  # no mate: every move draws
+    assert search(RULES, quiet, WEIGHTS, depth=4, seed=0).value == 0.0
+
+
+def test_search_is_deterministic_and_respects_node_limits():
+    state = RULES.initial_state()
+    first = search(RULES, state, WEIGHTS, nodes=5000, seed=3)
+    assert first == search(RULES, state, WEIGHTS, nodes=5000, seed=3)
+    assert first.nodes <= 5000 and first.action in RULES.legal_actions(state)
+    timed = search(RULES, state, WEIGHTS, deadline=0.0, seed=3)  # a deadline already past: depth 1 only
+    assert timed.action in RULES.legal_actions(state) and timed.depth <= 1
+
+
+def test_seed_breaks_ties_between_equal_moves():
+    state = RULES.initial_state()
+    chosen = {tuple(map(tuple, search(RULES, state, np.zeros_like(WEIGHTS), depth=1, seed=s).action.values()))
+              for s in range(8)}
+    assert len(chosen) > 1  # with all weights zero every move is worth the same
+
+
+def test_search_refuses_a_finished_game():
+    with pytest.raises(IllegalAction):
+        search(RULES, RULES.from_fen("4k3R/R8/9/9/9/9/9/9/9/3K5 b - - 0 1"), WEIGHTS, depth=2)
+
+
+def test_rollout_plays_to_the_end_and_is_seeded():
+    state = RULES.initial_state()
+    results = [rollout(RULES, state, seed) for seed in range(20)]
+    assert results == [rollout(RULES, state, seed) for seed in range(20)]
+    assert all(r in (("win", 1.0), ("draw", 1.0), ("loss", 0.0)) for r in results)
+    black = load("xiangqi:black")
+    mirror = {"win": "loss", "draw": "draw", "loss": "win"}
+    assert [rollout(black, state, seed)[0] for seed in range(20)] == [mirror[r[0]] for r in results]
+    mated = RULES.from_fen("4k3R/R8/9/9/9/9/9/9/9/3K5 b - - 0 1")
+    assert rollout(RULES, mated, 0) == ("win", 1.0) and rollout(black, mated, 0) == ("loss", 0.0)
+
+
+def test_gbot_stand_in_is_fixed_depth_alphabeta_on_material():
+    assert search_module.GBOT["default"]["depth"] >= 1
+    assert set(search_module.GBOT["default"]["weights"]) <= set(defaults("xiangqi"))
+    bot = players.load("gbot", game="xiangqi")
+    assert bot.settings(RULES) == search_module.GBOT["default"]
+
+
+@pytest.mark.parametrize("spec", ["alphabeta:depth=2", "gbot"])
+def test_players_return_only_legal_moves_and_replay_by_seed(spec):
+    check_player(players.load(spec, game="xiangqi"), load("xiangqi:black"), games=1, seed=4, max_plies=60)
+
+
+def test_harness_play_alphabeta_against_gbot_from_the_black_seat(capsys):
+    code = cli_main(["play", "xiangqi:black", "--player", "alphabeta:depth=3", "--opponent", "gbot",
+                     "--seed", "1", "--show"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "xiangqi:seat=black: alphabeta:depth=3 vs gbot, seed 1:" in out
+    assert "將b" in out and "帥r" in out
