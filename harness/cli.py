@@ -215,7 +215,8 @@ def ratings(game: str, run: str | None, anchor: str | None, as_json: bool, db_ur
         click.echo(json.dumps(document))
         return
     note = f", {document['prior_draws']:g} virtual draws each" if document["prior_draws"] else ""
-    print_table(f"{document['game']}: Bradley-Terry Elo{note}", ["#", "player", "Elo", "95% interval", "games", "points"],
+    print_table(f"{document['game']}: Bradley-Terry Elo{note}",
+                ["#", "player", "Elo", "95% interval", "games", "points"],
                 [[r["rank"], r["player"] + (f"  ({r['alias']})" if r["alias"] else ""), f"{r['elo']:.0f}",
                   format_interval(r["low"], r["high"], "{:.0f}"), r["games"], f"{r['points']:g}"]
                  for r in document["ratings"]])

@@ -16,9 +16,11 @@ runs in WAL mode (readers never block the writer).
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import socket
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime, timezone
@@ -35,7 +37,7 @@ from harness.db import queries, schema
 from harness.db.models import LiveGameRow, MatchRow, NamedPlayerRow, PlayerRow, RunRow
 from harness.db.records import RUN_KINDS, RUN_STATUSES, LeaderboardRow, LiveGameRecord, MatchRecord, RunRecord
 from harness.db.specs import canonical_game, game_condition, game_parts, spec_hash, spec_parts
-from harness.errors import DatabaseError, InvalidInput, SpecError
+from harness.errors import DatabaseError, HarnessError, InvalidInput, SpecError
 from harness.match import MatchResult
 from harness.ratings import Ratings
 
@@ -60,6 +62,28 @@ def mask_url(url: str | URL) -> str:
 def default_url() -> str:
     """``$HARNESS_DB`` when set, else a SQLite file ``harness.db`` in the working directory."""
     return os.environ.get("HARNESS_DB") or DEFAULT_URL
+
+
+def to_json(value: Any) -> str:
+    """Serialise a JSON column: strict JSON (no NaN), and a clear error for what JSON cannot hold.
+
+    Raises:
+        InvalidInput: the value holds something JSON cannot (an object, NaN).
+    """
+    try:
+        return json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError) as error:
+        raise InvalidInput(f"cannot store as JSON: {error}; counters, actions and extra must be plain "
+                           "JSON data (dicts, lists, str, finite numbers, bool, None)") from None
+
+
+def database_error(url: URL, error: Exception) -> DatabaseError:
+    """The one translation of a SQLAlchemy error: one line, the URL's password masked everywhere."""
+    original = getattr(error, "orig", None) or error
+    text = " ".join(str(original).split()) or type(original).__name__
+    if url.password:
+        text = text.replace(str(url.password), "***")
+    return DatabaseError(f"database {mask_url(url)}: {text}")
 
 
 def now() -> datetime:
@@ -93,24 +117,19 @@ class Database:
         backend = self.url.get_backend_name()
         try:
             if backend == "sqlite":
-                engine = create_engine(self.url, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000})
+                engine = create_engine(self.url, json_serializer=to_json,
+                                       connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000})
                 event.listen(engine, "connect", _configure_sqlite)
                 event.listen(engine, "begin", _begin_sqlite)
             else:
-                engine = create_engine(self.url, pool_pre_ping=True)
+                engine = create_engine(self.url, json_serializer=to_json, pool_pre_ping=True)
         except (ArgumentError, NoSuchModuleError) as error:
             raise InvalidInput(f"cannot use database URL {self.masked_url}: {error}; "
                                "valid: sqlite:///harness.db or postgresql+psycopg://user:***@host/db") from None
         return engine
 
     def _fail(self, error: Exception) -> DatabaseError:
-        """The one translation of a SQLAlchemy error: one line, password masked."""
-        original = getattr(error, "orig", None) or error
-        text = " ".join(str(original).split()) or type(original).__name__
-        password = self.url.password
-        if password:
-            text = text.replace(str(password), "***")
-        return DatabaseError(f"database {self.masked_url}: {text}")
+        return database_error(self.url, error)
 
     @contextmanager
     def session(self, write: bool = False) -> Iterator[Session]:
@@ -128,6 +147,8 @@ class Database:
             session.commit()
         except SQLAlchemyError as error:
             session.rollback()
+            if isinstance(getattr(error, "orig", None), HarnessError):  # raised by our own JSON serializer
+                raise error.orig from None
             raise self._fail(error) from error
         except BaseException:
             session.rollback()
@@ -257,17 +278,20 @@ class Database:
 
     # -- players ----------------------------------------------------------------------------
 
-    def _player_id(self, session: Session, spec: str) -> int:
-        """The id of a player configuration, inserting it on first sight (race-free)."""
-        digest = spec_hash(spec)
-        known = self._player_ids.get(digest)
-        if known is not None:
-            return known
-        kind, params = spec_parts(spec)
-        session.execute(self._insert(PlayerRow).values(hash=digest, kind=kind, spec=spec, params=params,
-                                                        created=now())
-                        .on_conflict_do_nothing(index_elements=["hash"]))
-        return session.scalar(select(PlayerRow.id).where(PlayerRow.hash == digest))
+    def _player_ids_for(self, session: Session, specs: set[str]) -> dict[str, int]:
+        """The ids of player configurations, inserting the new ones (race-free, one lock order)."""
+        ids = {spec: self._player_ids[spec_hash(spec)] for spec in specs if spec_hash(spec) in self._player_ids}
+        missing = sorted(specs - set(ids), key=spec_hash)
+        if missing:
+            created = now()
+            rows = [dict(zip(("kind", "params"), spec_parts(spec)), hash=spec_hash(spec), spec=spec, created=created)
+                    for spec in missing]
+            session.connection().execute(
+                self._insert(PlayerRow.__table__).on_conflict_do_nothing(index_elements=["hash"]), rows)
+            by_hash = dict(session.execute(select(PlayerRow.hash, PlayerRow.id)
+                                           .where(PlayerRow.hash.in_([row["hash"] for row in rows]))).all())
+            ids.update({spec: by_hash[spec_hash(spec)] for spec in missing})
+        return ids
 
     # -- matches ----------------------------------------------------------------------------
 
@@ -284,32 +308,31 @@ class Database:
         return self.record_many(run_id, [result]) == 1
 
     def record_many(self, run_id: int, results: list[MatchResult]) -> int:
-        """Store several results in one transaction (all or none); returns how many were new."""
-        games: dict[str, tuple[str, str, str | None]] = {}  # spec -> canonical spec, name, seat
-        stored = 0
-        new_players: dict[str, int] = {}
+        """Store several results in one transaction (all or none); returns how many were new.
+
+        Raises:
+            InvalidInput: a result holds data JSON cannot store; nothing was stored.
+            DatabaseError: the write failed; nothing of it was stored.
+        """
+        if not results:
+            return 0
+        games = {spec: (canonical_game(spec), *game_parts(spec)) for spec in {r.game for r in results}}
+        recorded = now()
         with self.session(write=True) as session:
-            for result in results:
-                if result.game not in games:
-                    games[result.game] = (canonical_game(result.game), *game_parts(result.game))
-                game, name, seat = games[result.game]
-                ids = {}
-                for spec in sorted({result.player, result.opponent}, key=spec_hash):  # one lock order
-                    ids[spec] = self._player_id(session, spec)
-                    new_players[spec_hash(spec)] = ids[spec]
-                inserted = session.execute(
-                    self._insert(MatchRow).values(
-                        run_id=run_id, key=result.key, game=game, game_name=name, seat=seat,
-                        seed=result.seed, opening_plies=result.opening_plies,
-                        player_id=ids[result.player], opponent_id=ids[result.opponent],
-                        outcome=result.outcome, reason=result.reason, score=float(result.score),
-                        counters=result.counters, plies=result.plies, actions=result.actions,
-                        duration_s=result.duration_s, player_s=result.player_s, opponent_s=result.opponent_s,
-                        source=result.source, server_score=result.server_score, error=result.error,
-                        extra=result.extra, recorded=now())
-                    .on_conflict_do_nothing(index_elements=["run_id", "key"]))
-                stored += inserted.rowcount
-        self._player_ids.update(new_players)  # only after the commit: a rollback may drop new rows
+            ids = self._player_ids_for(session, {s for r in results for s in (r.player, r.opponent)})
+            rows = [dict(run_id=run_id, key=r.key, game=games[r.game][0], game_name=games[r.game][1],
+                         seat=games[r.game][2], seed=r.seed, opening_plies=r.opening_plies,
+                         player_id=ids[r.player], opponent_id=ids[r.opponent], outcome=r.outcome, reason=r.reason,
+                         score=float(r.score), counters=r.counters, plies=r.plies, actions=r.actions,
+                         duration_s=r.duration_s, player_s=r.player_s, opponent_s=r.opponent_s, source=r.source,
+                         server_score=r.server_score, error=r.error, extra=r.extra, recorded=recorded)
+                    for r in results]
+            inserted = session.connection().execute(
+                self._insert(MatchRow.__table__).on_conflict_do_nothing(index_elements=["run_id", "key"])
+                .returning(MatchRow.__table__.c.id), rows)
+            stored = len(inserted.all())
+        # only after the commit: a rolled-back transaction may have dropped new player rows
+        self._player_ids.update({spec_hash(spec): player_id for spec, player_id in ids.items()})
         return stored
 
     def recorded_keys(self, run_id: int) -> set[str]:
@@ -473,6 +496,36 @@ def open_database(url: str | URL | None = None) -> Database:
     return database
 
 
+@contextmanager
+def scratch_database(url: str) -> Iterator[str]:
+    """A throwaway, empty database on the server of ``url``, for tests and benchmarks.
+
+    PostgreSQL: a new schema, selected through the connection's search_path
+    and dropped with everything in it afterwards. SQLite: a new file in a
+    temporary directory. Yields the URL to open.
+    """
+    if make_url(url).get_backend_name() == "sqlite":
+        import tempfile
+        with tempfile.TemporaryDirectory(prefix="harness-db-") as directory:
+            yield f"sqlite:///{os.path.join(directory, 'harness.db')}"
+        return
+    name = f"scratch_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(url)
+    try:
+        with admin.begin() as connection:
+            connection.exec_driver_sql(f'CREATE SCHEMA "{name}"')
+        scratch = make_url(url).update_query_dict({"options": f"-csearch_path={name}"})
+        yield scratch.render_as_string(hide_password=False)
+    except SQLAlchemyError as error:
+        raise database_error(make_url(url), error) from error
+    finally:
+        try:
+            with admin.begin() as connection:
+                connection.exec_driver_sql(f'DROP SCHEMA IF EXISTS "{name}" CASCADE')
+        finally:
+            admin.dispose()
+
+
 def _configure_sqlite(connection: Any, record: Any) -> None:
     """Per connection: we issue BEGIN ourselves; foreign keys on; WAL; wait on locks."""
     connection.isolation_level = None
@@ -490,15 +543,22 @@ def _begin_sqlite(connection: Any) -> None:
     connection.exec_driver_sql(f"BEGIN {mode}")
 
 
+def _utc(moment: datetime | None) -> datetime | None:
+    """Stored times are UTC; SQLite hands them back without a zone, PostgreSQL with one."""
+    if moment is None or moment.tzinfo is not None:
+        return moment
+    return moment.replace(tzinfo=timezone.utc)
+
+
 def _run_record(row: RunRow) -> RunRecord:
     return RunRecord(id=row.id, name=row.name, kind=row.kind, game=row.game, config=row.config, status=row.status,
-                     started=row.started, ended=row.ended, study=row.study, trial=row.trial, host=row.host,
+                     started=_utc(row.started), ended=_utc(row.ended), study=row.study, trial=row.trial, host=row.host,
                      version=row.version)
 
 
 def _match_record(row: MatchRow, player: str, opponent: str) -> MatchRecord:
     return MatchRecord(
-        id=row.id, run_id=row.run_id, recorded=row.recorded, game=row.game, player=player, opponent=opponent,
+        id=row.id, run_id=row.run_id, recorded=_utc(row.recorded), game=row.game, player=player, opponent=opponent,
         seed=row.seed, outcome=row.outcome, reason=row.reason, score=row.score, counters=row.counters,
         actions=row.actions, plies=row.plies, duration_s=row.duration_s, player_s=row.player_s,
         opponent_s=row.opponent_s, key=row.key, opening_plies=row.opening_plies, source=row.source,
@@ -508,4 +568,4 @@ def _match_record(row: MatchRow, player: str, opponent: str) -> MatchRecord:
 def _live_record(row: LiveGameRow) -> LiveGameRecord:
     return LiveGameRecord(id=row.id, run_id=row.run_id, key=row.key, game=row.game, seed=row.seed,
                           player=row.player, server_state=row.server_state, actions=row.actions, status=row.status,
-                          error=row.error, server_score=row.server_score, updated=row.updated)
+                          error=row.error, server_score=row.server_score, updated=_utc(row.updated))

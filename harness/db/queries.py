@@ -61,7 +61,8 @@ def leaderboard(database: Database, game: str, opponent: str | None = None, run:
     """
     if by not in RANKINGS:
         raise InvalidInput(f"unknown ranking {by!r}; valid: {', '.join(RANKINGS)}")
-    win, draw, loss = ((func.sum(case((MatchRow.outcome == outcome, 1), else_=0))) for outcome in ("win", "draw", "loss"))
+    win, draw, loss = (func.sum(case((MatchRow.outcome == outcome, 1), else_=0))
+                       for outcome in ("win", "draw", "loss"))
     mismatch = func.sum(case((func.abs(MatchRow.server_score - MatchRow.score) > MISMATCH_TOLERANCE, 1), else_=0))
     query = (select(PlayerRow.spec, func.count(MatchRow.id), win, draw, loss, func.sum(MatchRow.score),
                     func.sum(MatchRow.score * MatchRow.score), func.max(MatchRow.score), func.min(MatchRow.score),

@@ -7,14 +7,13 @@ Each test gets a fresh database: a new SQLite file, or a new PostgreSQL schema
 from __future__ import annotations
 
 import os
-import uuid
 from collections.abc import Iterator
 
 import pytest
-from sqlalchemy import create_engine, text
-from sqlalchemy.engine import make_url
 
 from harness.db import Database, open_database
+from harness.db.database import scratch_database
+from harness.match import MatchResult
 
 PG_URL = os.environ.get("HARNESS_TEST_PG")
 BACKENDS = ["sqlite"] + (["postgresql"] if PG_URL else [])
@@ -26,17 +25,8 @@ def database_url(request: pytest.FixtureRequest, tmp_path) -> Iterator[str]:
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'harness.db'}"
         return
-    schema = f"test_{uuid.uuid4().hex[:12]}"
-    admin = create_engine(PG_URL)
-    with admin.begin() as connection:
-        connection.execute(text(f'CREATE SCHEMA "{schema}"'))
-    url = make_url(PG_URL).update_query_dict({"options": f"-csearch_path={schema}"})
-    try:
-        yield url.render_as_string(hide_password=False)
-    finally:
-        with admin.begin() as connection:
-            connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
+    with scratch_database(PG_URL) as url:
+        yield url
 
 
 @pytest.fixture
@@ -45,3 +35,20 @@ def db(database_url: str) -> Iterator[Database]:
     database = open_database(database_url)
     yield database
     database.close()
+
+
+def make_result(player: str = "random", opponent: str = "gbot", seed: int = 0, *, game: str = "totality",
+                outcome: str = "win", score: float = 1.0, key: str | None = None, **fields) -> MatchResult:
+    """A MatchResult as a driver would hand it over (the key defaults to a function of the rest)."""
+    values = dict(game=game, player=player, opponent=opponent, seed=seed, outcome=outcome, reason="test",
+                  score=score, counters={"ply": 2}, actions=[{"type": "pass"}, {"type": "pass"}], plies=2,
+                  duration_s=0.25, player_s=0.125, opponent_s=0.0625,
+                  key=key or f"{game}|{player}|{opponent}|{seed}")
+    values.update(fields)
+    return MatchResult(**values)
+
+
+@pytest.fixture(name="make_result")
+def make_result_fixture():
+    """The ``make_result`` factory."""
+    return make_result
