@@ -398,6 +398,63 @@ def emulate(host: str, port: int, opponent: str, beat_ms: int) -> None:
 
 # ---- end of commands: live play, arena, emulator -------------------------------------------------
 
+# ---- commands: tournaments on the Ray pool (owner: cluster) -------------------------------------
+
+@cli.command()
+@click.argument("game", required=False)
+@click.option("--player", "players", multiple=True, metavar="SPEC",
+              help="A player (repeat for several); tuned:<name> names a tuned player.")
+@click.option("--opponent", default=None, metavar="SPEC", help="Gauntlet: every player against this one.")
+@click.option("--round-robin", is_flag=True, help="Every pair of players, both seats, the same seeds.")
+@click.option("--games", type=int, default=None, metavar="N",
+              help="Games per player (gauntlet) or per pair (round-robin, even); the cap with --sprt.")
+@click.option("--seeds", "seed_start", type=int, default=0, show_default=True, metavar="START",
+              help="First seed; seeds START, START+1, ... are played.")
+@click.option("--opening-plies", type=click.IntRange(0), default=0, show_default=True,
+              help="Random opening plies per match (seeded).")
+@click.option("--sprt", default=None, metavar="ELO0,ELO1[,ALPHA,BETA]",
+              help="Two-player comparison: stop when the pentanomial SPRT (logistic Elo) decides.")
+@click.option("--workers", type=click.IntRange(1), default=None, metavar="W",
+              help="Worker processes [default: every CPU of the machine or cluster].")
+@click.option("--address", default=None, metavar="ADDR",
+              help="Join a running Ray cluster: auto, HOST:PORT or ray://HOST:10001.")
+@click.option("--run-name", default=None, metavar="NAME", help="A name for the run (usable with --resume).")
+@click.option("--resume", default=None, metavar="RUN", help="Finish an interrupted run (id or name).")
+@db_option
+@click.pass_context
+def tournament(ctx: click.Context, game: str | None, players: tuple[str, ...], opponent: str | None,
+               round_robin: bool, games: int | None, seed_start: int, opening_plies: int, sprt: str | None,
+               workers: int | None, address: str | None, run_name: str | None, resume: str | None,
+               db_url: str | None) -> int:
+    """Play a gauntlet or a round-robin on Ray, record every match, print the run's leaderboard.
+
+    Ctrl-C stops cleanly; --resume RUN finishes the run without replaying a
+    recorded match. With --sprt, two players are compared in seat-swapped
+    pairs until the test accepts H0 or H1.
+
+    \b
+    Examples:
+      harness tournament totality --player greedy --player alphabeta:depth=3 --opponent gbot --games 50
+      harness tournament xiangqi --player greedy --player random --round-robin --games 20 --workers 2
+      harness tournament ravenward --player alphabeta:depth=3 --opponent greedy --games 400 --sprt 0,50
+      harness tournament --resume 12
+      harness tournament totality --player greedy --opponent gbot --games 1000 --address auto
+    """
+    from rich.console import Console
+
+    from harness.tournament import run_tournament
+    report = run_tournament(game, players, opponent, round_robin=round_robin, games=games,
+                            seed_start=seed_start, opening_plies=opening_plies, sprt=sprt, workers=workers,
+                            address=address, db_url=db_url, run_name=run_name, resume=resume,
+                            console=Console(stderr=True))
+    ctx.invoke(leaderboard, game=report.config.game, opponent=None, run=str(report.run_id), by="mean",
+               as_json=False, as_csv=False, db_url=db_url)
+    for line in report.summary():
+        click.echo(line)
+    return 130 if report.interrupted else 0
+
+# ---- end of commands: tournaments -------------------------------------------------------------
+
 
 def main(argv: list[str] | None = None) -> int:
     """Console-script entry point: one line on stderr for every error, never a traceback."""

@@ -63,6 +63,7 @@ _LOST_WORKER = (ray_errors.RayActorError, ray_errors.WorkerCrashedError,
                 ray_errors.NodeDiedError, ray_errors.ObjectLostError)
 
 _WAIT_S = 0.5  # ray.wait timeout, so Ctrl-C is seen promptly
+_DISCARDED = object()  # the tag of results nobody wants any more (``cancel(running=True)``)
 
 
 # ---------------------------------------------------------------- Ray session
@@ -362,8 +363,7 @@ class Pool:
     # -- lifecycle
 
     def __enter__(self) -> Pool:
-        self.start()
-        return self
+        return self  # workers start on first use, so a pool with nothing to do costs nothing
 
     def __exit__(self, *exc: object) -> None:
         self.close()
@@ -380,6 +380,10 @@ class Pool:
         self._owns_ray = _connect(self.requested_workers, self.address)
         self._started = True
         count = self.requested_workers or cluster_cpus()
+        if count > cluster_cpus():
+            self.close()
+            raise ClusterError(f"the Ray cluster has {cluster_cpus()} CPUs and each worker takes one; "
+                               f"ask for at most {cluster_cpus()} workers, not {count}")
         self._workers = [self._spawn() for _ in range(count)]
         try:
             ray.get([w.handle.pid.remote() for w in self._workers], timeout=self.start_timeout_s)
@@ -416,15 +420,26 @@ class Pool:
         self.start()
         self._queue.extend((tag, spec) for spec in specs)
 
-    def cancel(self, tag: Hashable) -> int:
+    def cancel(self, tag: Hashable, running: bool = False) -> int:
         """Drop the queued matches of ``tag``; matches already on a worker still finish.
 
+        Args:
+            tag: the tag given to ``submit``.
+            running: also discard the results of this tag's matches that are
+                already on a worker or finished but not yet handed back, so a
+                stopped piece of work leaves nothing behind in the pool.
+
         Returns:
-            How many matches were dropped.
+            How many queued matches were dropped.
         """
         kept = deque(item for item in self._queue if item[0] != tag)
         dropped = len(self._queue) - len(kept)
         self._queue = kept
+        if running:
+            for unit in list(self._plays.refs.values()) + list(self._plays.retry):
+                unit.items = [(_DISCARDED if item_tag == tag else item_tag, spec)
+                              for item_tag, spec in unit.items]
+            self._ready = deque(item for item in self._ready if item[0] != tag)
         return dropped
 
     def pending(self) -> int:
@@ -450,20 +465,26 @@ class Pool:
             unit = self._next_finished(self._plays, self._next_batch)
             if unit is None:
                 return
-            self._ready.extend(unit.items)  # replaced by results in _next_finished
+            self._ready.extend(item for item in unit.items if item[0] is not _DISCARDED)
 
-    def run(self, specs: Sequence[MatchSpec]) -> Iterator[MatchResult]:
+    def run(self, specs: Sequence[MatchSpec], tag: Hashable = None) -> Iterator[MatchResult]:
         """Play ``specs`` and yield their results as they finish (any order).
 
         Results of other tags that finish meanwhile are kept for ``as_completed``.
+
+        Args:
+            specs: the matches.
+            tag: a tag for ``cancel``; by default a fresh one.
         """
-        tag = object()
+        tag = object() if tag is None else tag
+        if not specs:
+            return
         self.submit(specs, tag)
         remaining = len(specs)
         held: list[tuple[Hashable, MatchResult]] = []
         try:
             for item_tag, result in self.as_completed():
-                if item_tag is not tag:
+                if item_tag != tag:
                     held.append((item_tag, result))
                     continue
                 remaining -= 1

@@ -1,0 +1,365 @@
+"""Gauntlets and round-robins on the Ray pool, recorded once, resumable, with an SPRT stop.
+
+A tournament is a plan of matches with deterministic keys, stored as a run in
+the results database before anything is played. Everything needed to replay
+the plan is in the run's config, so ``--resume RUN`` rebuilds the same plan
+and plays only the matches whose keys the run does not hold yet.
+
+* Gauntlet: each player in the user's seat against one opponent, ``games``
+  seeds each (``seed_start`` onwards), seed-major so an interrupted run is
+  balanced across players.
+* Round-robin: every pair of players in both seats. Games are counted per
+  pair: ``games`` must be even and gives games/2 seeds; for each seed A plays
+  in the user's seat against B and B against A, the same seed both times (as
+  engine testers swap colours), so a pair of games shares the seed's luck.
+* SPRT (``--sprt elo0,elo1[,alpha,beta]``): a two-player comparison of A
+  (the first player) against B (the second, or the ``--opponent``), always
+  played as seat-swapped pairs; the pentanomial GSPRT of ``harness.sprt``
+  (logistic Elo) is updated after every complete pair and the run stops as
+  soon as it decides. ``games`` is then the most games it may play.
+
+Faults: the pool re-runs a dead worker's batch; the database ignores a key it
+already holds, so every match is recorded once. Ctrl-C stops at once (work in
+flight is dropped), marks the run interrupted, and the report says how to
+resume. A driver killed outright leaves the run ``running``; resume it the
+same way.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from rich.console import Console
+from rich.progress import (BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task,
+                           TextColumn, TimeElapsedColumn, TimeRemainingColumn)
+from rich.text import Text
+
+from harness.cluster import Pool
+from harness.db import Database, open_database
+from harness.errors import HarnessError, InvalidInput
+from harness.games import load as load_game
+from harness.match import MatchResult, MatchSpec, match_key
+from harness.sprt import Pentanomial, SprtConfig, SprtStatus, elo_estimate, pair_points
+from players import load as load_player
+
+__all__ = ["TournamentConfig", "TournamentReport", "plan", "play", "run_tournament"]
+
+GAUNTLET = "gauntlet"
+ROUND_ROBIN = "round-robin"
+CONFIG_VERSION = 1
+
+
+@dataclass(frozen=True)
+class TournamentConfig:
+    """A tournament's plan: canonical specs, seeds and the stopping rule; stored with its run."""
+
+    game: str
+    players: tuple[str, ...]
+    opponent: str | None
+    games: int
+    seed_start: int = 0
+    opening_plies: int = 0
+    sprt: SprtConfig | None = None
+    aliases: dict[str, str] = field(default_factory=dict)  # canonical spec -> the name it was given as
+
+    @property
+    def mode(self) -> str:
+        """``gauntlet`` (an opponent is set) or ``round-robin``."""
+        return GAUNTLET if self.opponent is not None else ROUND_ROBIN
+
+    def seeds(self) -> range:
+        """The seeds played: ``games`` of them per gauntlet player, ``games/2`` per round-robin pair."""
+        count = self.games if self.mode == GAUNTLET else self.games // 2
+        return range(self.seed_start, self.seed_start + count)
+
+    def schedule(self) -> list[MatchSpec]:
+        """Every match of the plan, in the order it should be played."""
+        specs: list[MatchSpec] = []
+        for seed in self.seeds():
+            if self.opponent is not None:
+                specs += [self._spec(player, self.opponent, seed) for player in self.players]
+            else:
+                for first, second in itertools.combinations(self.players, 2):
+                    specs += [self._spec(first, second, seed), self._spec(second, first, seed)]
+        return specs
+
+    def _spec(self, player: str, opponent: str, seed: int) -> MatchSpec:
+        return MatchSpec(self.game, player, opponent, seed, self.opening_plies)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON data for the run's config: all that ``from_dict`` needs to resume."""
+        return {"version": CONFIG_VERSION, "mode": self.mode, "game": self.game,
+                "players": list(self.players), "opponent": self.opponent, "games": self.games,
+                "seed_start": self.seed_start, "opening_plies": self.opening_plies,
+                "sprt": None if self.sprt is None else self.sprt.to_dict(), "aliases": self.aliases}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> TournamentConfig:
+        """The config stored by ``to_dict``.
+
+        Raises:
+            InvalidInput: the data is not a tournament config this version understands.
+        """
+        try:
+            if data.get("version") != CONFIG_VERSION:
+                raise KeyError("version")
+            sprt = data["sprt"]
+            return cls(game=data["game"], players=tuple(data["players"]), opponent=data["opponent"],
+                       games=int(data["games"]), seed_start=int(data["seed_start"]),
+                       opening_plies=int(data["opening_plies"]),
+                       sprt=None if sprt is None else SprtConfig(**sprt), aliases=dict(data["aliases"]))
+        except (KeyError, TypeError, ValueError) as error:
+            raise InvalidInput(f"the run's config is not a tournament plan this version can resume "
+                               f"({error})") from None
+
+
+def plan(game: str, players: Iterable[str], opponent: str | None = None, *, round_robin: bool = False,
+         games: int, seed_start: int = 0, opening_plies: int = 0, sprt: str | SprtConfig | None = None,
+         resolve: Callable[[str], str] = lambda spec: spec) -> TournamentConfig:
+    """Check a tournament's settings and canonicalize every spec.
+
+    Args:
+        game: a game spec.
+        players: player specs (``tuned:<name>`` is resolved by ``resolve``).
+        opponent: the gauntlet opponent; None with ``round_robin``.
+        round_robin: every pair of players in both seats.
+        games: games per player (gauntlet) or per pair (round-robin, even);
+            with ``sprt`` the most games to play.
+        seed_start: the first seed.
+        opening_plies: random opening plies per match (seeded).
+        sprt: ``"elo0,elo1[,alpha,beta]"`` or a config: stop when the test decides.
+        resolve: maps a spec to the stored spec it names (``Database.resolve_spec``).
+
+    Raises:
+        InvalidInput: an unknown game or player, a missing or contradictory
+            choice of gauntlet/round-robin, too few players, a bad count.
+    """
+    rules = load_game(game)
+    aliases: dict[str, str] = {}
+
+    def canonical(spec: str) -> str:
+        text = load_player(resolve(spec), rules.name).spec
+        if text != spec:
+            aliases.setdefault(text, spec)
+        return text
+
+    given = list(players)
+    if not given:
+        raise InvalidInput("give at least one --player SPEC")
+    specs = tuple(dict.fromkeys(canonical(spec) for spec in given))
+    opponent_spec = canonical(opponent) if opponent is not None else None
+    if opponent_spec is not None and round_robin:
+        raise InvalidInput("choose one of --opponent SPEC (a gauntlet) and --round-robin")
+    if opponent_spec is None and not round_robin:
+        raise InvalidInput("give --opponent SPEC for a gauntlet or --round-robin between the players")
+    if games < 1:
+        raise InvalidInput(f"--games must be at least 1, got {games}")
+    sprt_config = SprtConfig.parse(sprt) if isinstance(sprt, str) else sprt
+    if sprt_config is not None:
+        pair = specs + ((opponent_spec,) if opponent_spec is not None else ())
+        if len(pair) != 2 or len(set(pair)) != 2:
+            raise InvalidInput("--sprt compares two players: give --player A --opponent B, or two "
+                               "--player with --round-robin")
+        specs, opponent_spec = pair, None  # always seat-swapped pairs
+    if opponent_spec is None:
+        if len(specs) < 2:
+            raise InvalidInput("a round-robin needs at least two different players")
+        if games % 2:
+            raise InvalidInput(f"a round-robin plays each seed in both seats: --games must be even, "
+                               f"got {games}")
+    if opening_plies < 0:
+        raise InvalidInput(f"--opening-plies must not be negative, got {opening_plies}")
+    return TournamentConfig(rules.spec, specs, opponent_spec, games, seed_start, opening_plies,
+                            sprt_config, aliases)
+
+
+@dataclass(frozen=True)
+class TournamentReport:
+    """How a tournament run ended."""
+
+    run_id: int
+    config: TournamentConfig
+    status: str                    # done or interrupted
+    planned: int                   # matches in the plan
+    recorded: int                  # matches the run holds
+    played: int                    # matches played by this call
+    duplicates: int                # results that were already recorded (re-run batches)
+    seconds: float
+    sprt: SprtStatus | None = None
+    workers_replaced: int = 0
+
+    @property
+    def interrupted(self) -> bool:
+        """True if the run stopped before its plan (or its SPRT) was finished."""
+        return self.status == "interrupted"
+
+    def summary(self) -> list[str]:
+        """Lines for the user: what was played, the SPRT verdict and Elo, how to resume."""
+        rate = self.played / self.seconds if self.seconds > 0 else 0.0
+        lines = [f"run {self.run_id} ({self.config.mode}, {self.config.game}): {self.recorded}/"
+                 f"{self.planned} games recorded, {self.played} played now in {self.seconds:.1f}s "
+                 f"({rate:.1f} games/s)"
+                 + (f", {self.workers_replaced} lost workers replaced" if self.workers_replaced else "")]
+        if self.sprt is not None:
+            lines.append(self.sprt.describe())
+            if self.sprt.counts.pairs:
+                first, second = self.config.players
+                lines.append(f"{first} vs {second}: {elo_estimate(self.sprt.counts).describe()}")
+        if self.interrupted:
+            lines.append(f"interrupted; resume with: harness tournament --resume {self.run_id}")
+        return lines
+
+
+class _RateColumn(ProgressColumn):
+    """Games per second over rich's recent window."""
+
+    def render(self, task: Task) -> Text:
+        speed = task.finished_speed or task.speed
+        return Text("-- games/s" if speed is None else f"{speed:.1f} games/s")
+
+
+def _progress(console: Console | None) -> Progress:
+    return Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                    _RateColumn(), TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+                    console=console, disable=console is None, transient=False)
+
+
+class _PairTracker:
+    """Collects both games of each seed of an A-B comparison into pentanomial counts."""
+
+    def __init__(self, config: TournamentConfig) -> None:
+        self.config = config
+        self.first, self.second = config.players
+        self.halves: dict[int, dict[str, str]] = {}
+        self.counts = Pentanomial()
+
+    def add(self, result: MatchResult) -> None:
+        half = self.halves.setdefault(result.seed, {})
+        half[result.player] = result.outcome
+        if len(half) == 2:
+            self.counts = self.counts.add(pair_points(half[self.first], half[self.second]))
+            del self.halves[result.seed]
+
+    def status(self) -> SprtStatus:
+        return SprtStatus.of(self.config.sprt, self.counts)
+
+
+def play(database: Database, run_id: int, config: TournamentConfig, pool: Pool, *,
+         console: Console | None = None,
+         on_result: Callable[[MatchResult], None] | None = None) -> TournamentReport:
+    """Play the run's missing matches on ``pool``, recording each as it arrives.
+
+    Args:
+        database: where the run and its matches live.
+        run_id: the run (already started).
+        config: its plan.
+        pool: a started or unstarted pool; the caller closes it.
+        console: where the progress bar goes; None for no progress bar.
+        on_result: called after each result is recorded (progress hooks, tests).
+
+    Returns:
+        The report; the run's status is set to done, or to interrupted on Ctrl-C.
+
+    Raises:
+        HarnessError: the pool or the database failed; the run is marked failed.
+    """
+    schedule = config.schedule()
+    recorded = database.recorded_keys(run_id)
+    todo = [spec for spec in schedule if match_key(spec) not in recorded]
+    tracker = _PairTracker(config) if config.sprt is not None else None
+    if tracker is not None:
+        for match in database.matches(run_id=run_id):
+            tracker.add(match)
+    played = duplicates = 0
+    status = "done"
+    replaced_before = pool.stats.replaced
+    tag = ("tournament", run_id, object())  # unique even across databases sharing a pool
+    started = time.perf_counter()
+    try:
+        decided = tracker is not None and tracker.status().decision is not None
+        if todo and not decided:
+            pool.start()  # before the clock and the bar: Ray and the workers take seconds to start
+            started = time.perf_counter()
+            with _progress(console) as progress:
+                task = progress.add_task(f"{config.mode} {config.game}", total=len(schedule),
+                                         completed=len(schedule) - len(todo))
+                for result in pool.run(todo, tag=tag):
+                    if not database.record(run_id, result):
+                        duplicates += 1  # a re-run batch: the key is already recorded
+                        continue
+                    played += 1
+                    progress.advance(task)
+                    if on_result is not None:
+                        on_result(result)
+                    if tracker is not None:
+                        tracker.add(result)
+                        if tracker.status().decision is not None:
+                            break
+    except KeyboardInterrupt:
+        status = "interrupted"
+    except HarnessError:
+        database.set_run_status(run_id, "failed")
+        raise
+    finally:
+        pool.cancel(tag, running=True)
+    database.set_run_status(run_id, status)
+    return TournamentReport(
+        run_id=run_id, config=config, status=status, planned=len(schedule),
+        recorded=len(database.recorded_keys(run_id)), played=played, duplicates=duplicates,
+        seconds=time.perf_counter() - started,
+        sprt=tracker.status() if tracker is not None else None,
+        workers_replaced=pool.stats.replaced - replaced_before)
+
+
+def run_tournament(game: str | None, players: Iterable[str] = (), opponent: str | None = None, *,
+                   round_robin: bool = False, games: int | None = None, seed_start: int = 0,
+                   opening_plies: int = 0, sprt: str | None = None, workers: int | None = None,
+                   address: str | None = None, db_url: str | None = None, run_name: str | None = None,
+                   resume: str | None = None, console: Console | None = None) -> TournamentReport:
+    """Plan (or resume) a tournament, play it on a Ray pool and record it: the CLI's one call.
+
+    Args:
+        game: a game spec (with ``resume``, optional and checked against the run).
+        players, opponent, round_robin, games, seed_start, opening_plies, sprt:
+            as for ``plan``; ignored with ``resume`` except that they must not
+            be given.
+        workers: worker actors (None: every CPU).
+        address: Ray address to join (None: a local cluster).
+        db_url: the results database (None: ``$HARNESS_DB`` or the default file).
+        run_name: a name for the new run.
+        resume: the id or name of a run to finish.
+        console: where the progress bar goes (None: none).
+
+    Raises:
+        InvalidInput: bad settings, an unknown run, or a run that is not a tournament.
+        ClusterError, DatabaseError: the pool or the database failed.
+    """
+    with open_database(db_url) as database:
+        if resume is not None:
+            given = list(players) or opponent or round_robin or games is not None or sprt
+            if given or run_name:
+                raise InvalidInput("--resume takes the plan from the run; give only GAME, --workers, "
+                                   "--address and --db with it")
+            run = database.run(resume)
+            if run is None or run.kind != "tournament":
+                raise InvalidInput(f"no tournament run {resume!r} in {database.masked_url}")
+            config = TournamentConfig.from_dict(run.config)
+            if game is not None and load_game(game).spec != config.game:
+                raise InvalidInput(f"run {run.id} plays {config.game}, not {game}")
+            run_id = run.id
+            database.set_run_status(run_id, "running")
+        else:
+            if game is None:
+                raise InvalidInput("give GAME (or --resume RUN)")
+            if games is None:
+                raise InvalidInput("give --games N")
+            config = plan(game, players, opponent, round_robin=round_robin, games=games,
+                          seed_start=seed_start, opening_plies=opening_plies, sprt=sprt,
+                          resolve=database.resolve_spec)
+            run_id = database.start_run("tournament", config.game, config.to_dict(), name=run_name)
+        with Pool(workers=workers, address=address) as pool:
+            return play(database, run_id, config, pool, console=console)

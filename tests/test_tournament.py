@@ -1,0 +1,186 @@
+"""Tournaments on a real local Ray cluster with a real SQLite database in tmp_path.
+
+The library-level tests share one single-worker pool (one CPU of the
+2-CPU session), so the command-line test can start its own one-worker pool
+beside it.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections import Counter
+
+import pytest
+
+from harness.cli import main
+from harness.cluster import Pool, ray_session
+from harness.db import open_database
+from harness.errors import InvalidInput, SpecError
+from harness.match import match_key
+from harness.tournament import TournamentConfig, plan, play
+
+GAME = "totality"
+
+
+@pytest.fixture(scope="session")
+def ray_cluster():
+    """One local Ray session for every Ray test module (the first to start it ends it)."""
+    with ray_session(num_cpus=2):
+        yield
+
+
+@pytest.fixture(scope="module")
+def pool(ray_cluster):
+    with Pool(workers=1) as shared:
+        yield shared
+
+
+@pytest.fixture
+def database(tmp_path):
+    with open_database(f"sqlite:///{tmp_path / 'results.db'}") as opened:
+        yield opened
+
+
+def start(database, config: TournamentConfig) -> int:
+    return database.start_run("tournament", config.game, config.to_dict())
+
+
+def assert_recorded_exactly(database, run_id: int, config: TournamentConfig) -> None:
+    keys = Counter(match.key for match in database.matches(run_id=run_id))
+    assert keys == Counter(match_key(spec) for spec in config.schedule())
+    assert set(keys.values()) == {1}
+
+
+def test_gauntlet_records_every_player_against_the_opponent(database, pool):
+    config = plan(GAME, ["random", "greedy"], "gbot:easy", games=3, seed_start=10)
+    run_id = start(database, config)
+    report = play(database, run_id, config, pool)
+    assert report.status == "done" and report.played == report.recorded == report.planned == 6
+    assert_recorded_exactly(database, run_id, config)
+    matches = database.matches(run_id=run_id)
+    assert config.opponent == "gbot:level=easy"  # canonical spec
+    assert {(m.player, m.opponent) for m in matches} == {("random", config.opponent),
+                                                         ("greedy", config.opponent)}
+    assert sorted(m.seed for m in matches) == [10, 10, 11, 11, 12, 12]
+    run = database.run(run_id)
+    assert run.status == "done" and TournamentConfig.from_dict(run.config) == config
+    board = database.leaderboard(config.game, run_id=run_id)
+    assert sorted(row.player for row in board) == ["greedy", "random"]
+    assert all(row.games == 3 for row in board)
+
+
+def test_round_robin_plays_every_pair_in_both_seats_with_the_same_seed(database, pool):
+    config = plan(GAME, ["random", "greedy", "alphabeta:depth=1"], round_robin=True, games=2)
+    run_id = start(database, config)
+    report = play(database, run_id, config, pool)
+    assert report.recorded == report.planned == 6  # 3 pairs x 1 seed x 2 seats
+    assert_recorded_exactly(database, run_id, config)
+    pairings = {(m.player, m.opponent, m.seed) for m in database.matches(run_id=run_id)}
+    players = config.players
+    for first in players:
+        for second in players:
+            if first != second:
+                assert (first, second, 0) in pairings
+
+
+def test_a_killed_worker_costs_only_its_batch_and_every_match_is_recorded_once(database, pool):
+    config = plan(GAME, ["random", "greedy"], "random", games=15)
+    run_id = start(database, config)
+    killed: list[int] = []
+
+    def kill_a_worker(result) -> None:
+        if not killed:
+            killed.append(pool.worker_pids()[0])
+            os.kill(killed[0], signal.SIGKILL)
+
+    report = play(database, run_id, config, pool, on_result=kill_a_worker)
+    assert killed and report.workers_replaced == 1
+    assert killed[0] not in pool.worker_pids()
+    assert report.status == "done" and report.recorded == report.planned == 30
+    assert_recorded_exactly(database, run_id, config)
+
+
+def test_ctrl_c_marks_the_run_interrupted_and_resume_plays_only_the_missing_matches(database, pool):
+    config = plan(GAME, ["random", "greedy"], "random", games=10, seed_start=100)
+    run_id = start(database, config)
+    seen: list[str] = []
+
+    def press_ctrl_c_after_three(result) -> None:
+        seen.append(result.key)
+        if len(seen) == 3:
+            os.kill(os.getpid(), signal.SIGINT)
+
+    first = play(database, run_id, config, pool, on_result=press_ctrl_c_after_three)
+    assert first.interrupted and database.run(run_id).status == "interrupted"
+    assert "harness tournament --resume" in first.summary()[-1]
+    before = database.recorded_keys(run_id)
+    assert 3 <= len(before) < 20
+
+    replayed: list[str] = []
+    second = play(database, run_id, config, pool, on_result=lambda result: replayed.append(result.key))
+    assert second.status == "done" and database.run(run_id).status == "done"
+    assert second.played == 20 - len(before) and not set(replayed) & before
+    assert_recorded_exactly(database, run_id, config)
+
+
+def test_sprt_stops_when_the_test_decides(database, pool):
+    config = plan(GAME, ["alphabeta:depth=2"], "random", games=400, sprt="0,150")
+    assert config.players == ("alphabeta:depth=2", "random") and config.opponent is None  # pairs
+    run_id = start(database, config)
+    report = play(database, run_id, config, pool)
+    assert report.sprt.decision == "H1" and report.status == "done"
+    assert report.recorded < report.planned
+    assert "H1 accepted" in "\n".join(report.summary())
+    # resuming a decided run plays nothing more
+    again = play(database, run_id, config, pool)
+    assert again.played == 0 and again.sprt.decision == "H1"
+
+
+def test_plan_rejects_contradictory_or_incomplete_settings():
+    with pytest.raises(InvalidInput, match="--opponent SPEC for a gauntlet or --round-robin"):
+        plan(GAME, ["random"], games=2)
+    with pytest.raises(InvalidInput, match="choose one"):
+        plan(GAME, ["random", "greedy"], "gbot", round_robin=True, games=2)
+    with pytest.raises(InvalidInput, match="at least two different players"):
+        plan(GAME, ["random", "random"], round_robin=True, games=2)
+    with pytest.raises(InvalidInput, match="must be even"):
+        plan(GAME, ["random", "greedy"], round_robin=True, games=3)
+    with pytest.raises(InvalidInput, match="compares two players"):
+        plan(GAME, ["random", "greedy"], "gbot", games=10, sprt="0,10")
+    with pytest.raises(SpecError):
+        plan(GAME, ["nosuchkind"], "gbot", games=2)
+    with pytest.raises(InvalidInput):
+        plan("chess", ["random"], "gbot", games=2)
+
+
+def test_plan_canonicalizes_specs_and_round_trips_through_the_run_config():
+    config = plan("totality:level=easy", ["alphabeta:depth=2", "greedy"], "gbot", games=4,
+                  opening_plies=2, resolve=lambda spec: {"tuned:best": "alphabeta:depth=2"}.get(spec, spec))
+    assert config.game == "totality:level=easy"
+    assert TournamentConfig.from_dict(config.to_dict()) == config
+    resolved = plan(GAME, ["tuned:best"], "gbot", games=1,
+                    resolve=lambda spec: {"tuned:best": "alphabeta:depth=2"}.get(spec, spec))
+    assert resolved.players == ("alphabeta:depth=2",)
+    assert resolved.aliases == {"alphabeta:depth=2": "tuned:best"}
+
+
+def test_cli_bad_input_is_one_line_and_exit_2(tmp_path, capsys):
+    db = f"sqlite:///{tmp_path / 'cli.db'}"
+    assert main(["tournament", GAME, "--player", "random", "--games", "2", "--db", db]) == 2
+    assert main(["tournament", GAME, "--player", "random", "--opponent", "gbot", "--games", "2",
+                 "--sprt", "10,0", "--db", db]) == 2
+    assert main(["tournament", "--resume", "99", "--db", db]) == 2
+    errors = capsys.readouterr().err.strip().splitlines()
+    assert len(errors) == 3 and all(line.startswith("harness: error:") for line in errors)
+
+
+def test_cli_runs_a_gauntlet_prints_the_leaderboard_and_resumes_by_name(tmp_path, capsys, pool):
+    db = f"sqlite:///{tmp_path / 'cli.db'}"
+    code = main(["tournament", GAME, "--player", "greedy", "--opponent", "random", "--games", "4",
+                 "--workers", "1", "--db", db, "--run-name", "smoke"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "greedy" in out and "4/4 games recorded" in out
+    assert main(["tournament", "--resume", "smoke", "--workers", "1", "--db", db]) == 0
+    assert "0 played now" in capsys.readouterr().out
