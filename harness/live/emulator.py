@@ -118,6 +118,7 @@ class LoggedRequest:
     status: int
     at: float  # time.monotonic() when the request arrived
     user_agent: str = ""
+    query: str = ""
 
 
 class HttpFailure(Exception):
@@ -150,6 +151,7 @@ class SeatMatch:
     last_event: str | None = None
     finish_line: str | None = None
     history: list[Any] = field(default_factory=list)
+    thinking: bool = False
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -354,32 +356,40 @@ class Emulator:
             return self._view(match, index)
 
     def _tick(self, match: SeatMatch) -> None:
-        """Advance the match to now: the start, the stand-in's moves, a missed beat."""
+        """Advance the match to now (caller holds its lock): the start, a missed beat, and
+        the stand-in's turn, which it plays in its own thread so the clock stays real."""
         now = time.monotonic()
         rules = load_game("xiangqi")
         if match.status == "starting" and now >= match.start_at:
             match.status, match.beat_started = "running", match.start_at
-        while match.status == "running":
-            side = rules.to_move(match.state)
-            if side != match.human_seat:
-                moves_at = match.beat_started + self.standin_ms / 1000
-                if now < moves_at:
-                    break
-                player = self._standin(match)
-                self._apply(match, player.choose(rules, match.state), at=moves_at)
-                continue
-            if now > match.beat_started + match.beat_ms / 1000:
-                match.history.append(None)
-                self._finish(match, loser=side, line=f"{SIDES[side]} missed the clock (actions [null])")
-            break
+        if match.status != "running":
+            return
+        side = rules.to_move(match.state)
+        if side != match.human_seat:
+            if not match.thinking:
+                match.thinking = True
+                threading.Thread(target=self._standin_move, args=(match, match.round, match.state),
+                                 name=f"standin-{match.match_id}", daemon=True).start()
+        elif now > match.beat_started + match.beat_ms / 1000:
+            match.history.append(None)
+            self._finish(match, loser=side, line=f"{SIDES[side]} missed the clock (actions [null])")
 
-    def _standin(self, match: SeatMatch) -> Any:
+    def _standin_move(self, match: SeatMatch, round_: int, state: Any) -> None:
+        """The stand-in's move, shown no sooner than ``standin_ms`` into its beat; our beat starts then."""
         from players import load as load_player
+        rules = load_game("xiangqi")
         player = load_player(self.opponent, "xiangqi")
-        player.reset(match.seed * 1000 + len(match.history))
-        return player
+        player.reset(match.seed * 1000 + round_)
+        action = player.choose(rules, state)
+        wait = match.beat_started + self.standin_ms / 1000 - time.monotonic()
+        if wait > 0:
+            time.sleep(wait)
+        with match.lock:
+            match.thinking = False
+            if match.status == "running" and match.round == round_:
+                self._apply(match, action)
 
-    def _apply(self, match: SeatMatch, command: dict[str, Any], at: float | None = None) -> None:
+    def _apply(self, match: SeatMatch, command: dict[str, Any]) -> None:
         rules = load_game("xiangqi")
         side = rules.to_move(match.state)
         fen_before = rules.notation(match.state)
@@ -389,7 +399,7 @@ class Emulator:
         match.history.append(command)
         match.pending.clear()
         match.round += 1
-        match.beat_started = time.monotonic() if at is None else at
+        match.beat_started = time.monotonic()
         match.last_event = SIDES[side] + mark
         if rules.is_terminal(match.state):
             ranks = list(rules.ranks(match.state))
@@ -460,7 +470,7 @@ class _Handler(BaseHTTPRequestHandler):
         emulator = self.emulator
         url = urlsplit(self.path)
         body: Any = None
-        self._entry = LoggedRequest(method, url.path, -1, arrived, self.headers.get("user-agent", ""))
+        self._entry = LoggedRequest(method, url.path, -1, arrived, self.headers.get("user-agent", ""), url.query)
         with emulator._lock:
             emulator.log.append(self._entry)
         try:

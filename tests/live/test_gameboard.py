@@ -39,10 +39,11 @@ def test_a_full_live_game_is_recorded_with_every_action_the_server_states_and_bo
         state = rules.apply(state, action)
     assert rules.is_terminal(state) and rules.score(state) == match.score
     assert db.run(summary.run_id).kind == "live" and db.run(summary.run_id).status == "done"
-    if game == "totality:easy":
-        assert all(entry.path.endswith("/action") or "level" in emulator.log[0].path or True
-                   for entry in emulator.log)
-        assert rules.config["level"] == "easy" and transcript["params"] == {"level": "easy"}
+    (init,) = [entry for entry in emulator.log if entry.path.endswith("/init")]
+    assert "seed=3" in init.query
+    if rules.name == "totality":  # the level travels as a query parameter of init
+        assert f"level={rules.config['level']}" in init.query
+        assert transcript["params"] == {"level": rules.config["level"]}
 
 
 def test_the_emulator_refuses_a_tampered_state(emulator):

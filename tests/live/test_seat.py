@@ -72,3 +72,20 @@ def test_an_empty_command_from_the_side_to_move_loses_and_a_hold_from_the_other_
     assert "pending" not in view["data"]
     lost = httpx.post(match["url"], json={"command": [], "round": view["data"]["round"]}).json()
     assert lost["status"] == "finished" and lost["result"]["ranks"] == [1, 2]
+
+
+def test_a_deepening_player_chooses_well_inside_the_remaining_clock(emulator):
+    from harness.live.seat import SeatGame
+    from players import load as load_player
+    rules = load_game("xiangqi")
+    load_player("alphabeta:depth=1").choose(rules, rules.initial_state())  # load the compiled search first
+    match = emulator.create_match(seat="red", seed=2, beat_ms=2000, start_ms=0)
+    game = SeatGame(SeatConfig(url=match["url"], player="alphabeta:depth=60", rate=500.0))
+    game._fetch()
+    remain_s = game.view["remainMs"] / 1000
+    game._observe(game.view["data"]["legal"])
+    started = time.monotonic()
+    action = game._choose()
+    elapsed = time.monotonic() - started
+    assert action in game.view["data"]["legal"]
+    assert 0.2 < elapsed < remain_s * 0.5 + 0.3, "it searched until its deadline, well inside remainMs"
