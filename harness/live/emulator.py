@@ -177,6 +177,7 @@ class Emulator:
         self.beat_ms, self.start_ms, self.poll_ms = beat_ms, start_ms, poll_ms
         self.standin_ms = standin_ms
         self.score_offset = 0.0  # tests set it to play a server whose score formula differs
+        self.seat_lists_legal = True  # False: seat views carry only data.schema.example (the text allows it)
         self.faults = FaultSchedule()
         self.log: list[LoggedRequest] = []
         self.matches: dict[str, SeatMatch] = {}
@@ -437,6 +438,8 @@ class Emulator:
                 "board": fen_board(rules.notation(match.state)), "lastEvent": match.last_event,
             },
         }
+        if not self.seat_lists_legal:
+            del data["legal"]
         if not finished and index in match.pending:
             data["pending"] = match.pending[index]
         return {

@@ -46,8 +46,9 @@ class SeatConfig:
             come on top).
         clock_fraction: the share of ``remainMs`` a move may use.
         safety_s: subtracted from that share for the network round trip.
-        max_wait_s: give up (TransportError-free, a ProtocolError) when the
-            match shows no progress for this long.
+        max_wait_s: give up with a ProtocolError when the match shows no
+            progress for this long.
+        policy: retry bounds; the backoff is short because the clock runs.
     """
 
     url: str
@@ -57,7 +58,9 @@ class SeatConfig:
     clock_fraction: float = 0.5
     safety_s: float = 0.25
     max_wait_s: float = 600.0
-    policy: RetryPolicy = field(default_factory=lambda: RetryPolicy(total_s=60.0, read_s=30.0))
+    # short backoff: a beat's clock runs while we retry (the server paces us with pollAfterMs)
+    policy: RetryPolicy = field(default_factory=lambda: RetryPolicy(total_s=60.0, base_s=0.2, cap_s=2.0,
+                                                                    read_s=30.0))
 
 
 def _get(data: Any, *path: str, default: Any = None) -> Any:
@@ -181,8 +184,10 @@ class SeatGame:
                 self._observe(legal)
             local = self._choose()
             command = self.tracker.matching_server_action(local, legal)
-        else:
+        else:  # no data.legal: our own move in the same shape, checked by the board alone
             example = _get(data, "schema", "example")
+            if round_ != self.observed_round:
+                self._observe(None)
             local = self._choose() if self._our_turn_locally() else None
             command = local if local is not None else example
             if command is None:
@@ -205,7 +210,7 @@ class SeatGame:
         href = _get(self.view, "next", "href")
         return href if isinstance(href, str) and href.startswith(("http://", "https://")) else self.config.url
 
-    def _observe(self, legal: list[Any]) -> None:
+    def _observe(self, legal: list[Any] | None) -> None:
         board = _get(self.view, "data", "summary", "board")
         self.tracker.observe(legal, False, extra=board_filter(self.rules, board), strict=True,
                              server_state=self.view)

@@ -94,14 +94,16 @@ class Tracker:
 
     # ---------------------------------------------------------------- narrowing
 
-    def observe(self, legal: list[Any], game_over: bool, *,
+    def observe(self, legal: list[Any] | None, game_over: bool, *,
                 extra: Callable[[State], bool] | Sequence[Callable[[State], bool]] | None = None,
                 strict: bool = False,
                 server_state: Any = None) -> list[Candidate]:
         """Keep the candidates that fit one server reply.
 
         Args:
-            legal: the server's legal actions (any order; may be empty when over).
+            legal: the server's legal actions (any order; may be empty when over);
+                None when the server did not list them (then only the end and
+                the side to move, and the filters, narrow).
             game_over: whether the server says the game is over.
             extra: optional filters read from the observation (one or a sequence).
             strict: when False, each filter only narrows: it is ignored if it
@@ -115,7 +117,7 @@ class Tracker:
             TrackingError: no candidate fits the reply.
         """
         self.steps += 1
-        wanted = sorted(action_key(a, self.fields or None) for a in legal or [])
+        wanted = None if legal is None else sorted(action_key(a, self.fields or None) for a in legal)
         extras = [] if extra is None else [extra] if callable(extra) else list(extra)
         kept = self.candidates
         for extra in (extras if strict else ()):  # cheap and decisive: filter first
@@ -176,12 +178,14 @@ class Tracker:
         """Whether more than one distinct position is still possible."""
         return len(self._distinct(self.candidates)) > 1
 
-    def _fits(self, candidate: Candidate, wanted: list[str], game_over: bool) -> bool:
+    def _fits(self, candidate: Candidate, wanted: list[str] | None, game_over: bool) -> bool:
         rules, state = self.rules, candidate.state
         if rules.is_terminal(state):
             return game_over
         if game_over or rules.to_move(state) != rules.user_side:
             return False
+        if wanted is None:  # the server did not list the legal actions this time
+            return True
         local = candidate.legal if candidate.legal is not None else rules.legal_actions(state)
         if len(local) != len(wanted):
             return len(local) == 1 and wanted == [] and action_key(local[0]) == action_key(PASS)
@@ -225,7 +229,8 @@ class Tracker:
     def _distinct(self, candidates: list[Candidate]) -> set[str]:
         return {self.rules.notation(c.state) for c in candidates}
 
-    def _explain(self, wanted: list[str], game_over: bool) -> str:
+    def _explain(self, wanted: list[str] | None, game_over: bool) -> str:
+        wanted = wanted or []
         sample = self.candidates[0].state if self.candidates else None
         local = [] if sample is None or self.rules.is_terminal(sample) else \
             sorted(action_key(a, self.fields or None) for a in self.rules.legal_actions(sample))

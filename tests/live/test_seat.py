@@ -89,3 +89,22 @@ def test_a_deepening_player_chooses_well_inside_the_remaining_clock(emulator):
     elapsed = time.monotonic() - started
     assert action in game.view["data"]["legal"]
     assert 0.2 < elapsed < remain_s * 0.5 + 0.3, "it searched until its deadline, well inside remainMs"
+
+
+def test_without_data_legal_the_seat_sends_its_own_move_in_the_example_shape_and_tracks_by_the_board(emulator):
+    emulator.seat_lists_legal = False
+    match = emulator.create_match(seat="black", seed=6, beat_ms=5000)
+    result = play_seat(SeatConfig(url=match["url"], player="random", seed=2, rate=500.0))
+    server = emulator.matches[match["match"]]
+    assert result.error is None and result.actions == server.history
+    assert result.extra["ranks"] == server.ranks and not result.extra["outcome_mismatch"]
+
+
+def test_the_seat_client_rides_out_server_errors_dropped_connections_and_garbage(emulator):
+    match = emulator.create_match(seat="red", seed=8, beat_ms=5000)
+    for fault in ("500", "drop", "garbage", "429"):
+        emulator.faults.add(fault, path="/seats/", count=1, retry_after=0.05)
+    config = SeatConfig(url=match["url"], player="random", rate=500.0)
+    result = play_seat(config)
+    assert result.error is None and result.actions == emulator.matches[match["match"]].history
+    assert result.extra["requests"]["retries"] == 4 and emulator.faults.pending() == 0
