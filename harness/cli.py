@@ -321,6 +321,7 @@ def live(game: str | None, player: str, games: int, seed_start: int, base_url: s
       harness live ravenward --base-url http://127.0.0.1:8765 --rate 20   # against harness emulate
     """
     from harness.db import open_database
+    from harness.live.gameboard import DEFAULT_BASE_URL
     from harness.live.runner import LiveRunConfig, print_summary, progress_display, resume_live, run_live
     with open_database(db_url) as database, progress_display() as progress:
         if resume_id is not None:
@@ -330,7 +331,7 @@ def live(game: str | None, player: str, games: int, seed_start: int, base_url: s
             if game is None:
                 raise click.UsageError("give a GAME (ravenward, totality) or --resume GAME_ID")
             config = LiveRunConfig(game=game, player=player, games=games, seed_start=seed_start,
-                                   base_url=base_url or LiveRunConfig.base_url, rate=rate, level=level,
+                                   base_url=base_url or DEFAULT_BASE_URL, rate=rate, level=level,
                                    workers=workers, move_time=move_time, address=address)
             summary = run_live(database, config, progress=progress)
     print_summary(summary)

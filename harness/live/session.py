@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from harness.errors import LiveError, ProtocolError, TrackingError
+from harness.errors import InvalidInput, LiveError, ProtocolError, TrackingError
 from harness.games import Action, Rules, load as load_game
 from harness.live.gameboard import DEFAULT_BASE_URL, SLUGS, GameboardClient, ServerReply
 from harness.live.http import DEFAULT_RATE, HttpClient, Limiter, RateLimiter, RetryPolicy
@@ -93,7 +93,6 @@ def slug_of(rules: Rules) -> str:
     Raises:
         InvalidInput: the game is not served by the stateless loop.
     """
-    from harness.errors import InvalidInput
     if rules.name not in SLUGS:
         raise InvalidInput(f"{rules.name} is not a Gameboard game; live games: {', '.join(SLUGS)} "
                            f"(Chinese chess is played with 'harness arena xiangqi')")

@@ -11,10 +11,7 @@ from harness import __version__
 from harness.errors import InvalidInput, ProtocolError, TransportError
 from harness.live.http import HttpClient, RateLimiter, RefusedRequest, RetryPolicy, parse_retry_after
 
-FAST = RetryPolicy(total_s=20.0, base_s=0.05, cap_s=0.5, malformed_retries=2, connect_s=2.0, read_s=5.0)
-
-
-def client(policy: RetryPolicy = FAST, rate: float = 1000.0) -> HttpClient:
+def client(policy: RetryPolicy, rate: float = 1000.0) -> HttpClient:
     return HttpClient(limiter=RateLimiter(rate), policy=policy, rng=random.Random(1))
 
 
@@ -22,15 +19,15 @@ def init_url(emulator) -> str:
     return f"{emulator.url}/api/games/ravenward/init"
 
 
-def test_user_agent_names_the_package_and_its_version(emulator):
-    with client() as http:
+def test_user_agent_names_the_package_and_its_version(emulator, fast):
+    with client(fast) as http:
         http.get(init_url(emulator), params={"seed": 1})
     assert f"boardgame-harness/{__version__}" in emulator.log[-1].user_agent
 
 
-def test_429_is_retried_after_the_servers_retry_after(emulator):
+def test_429_is_retried_after_the_servers_retry_after(emulator, fast):
     emulator.faults.add("429", path="/init", retry_after=0.6)
-    with client() as http:
+    with client(fast) as http:
         started = time.monotonic()
         reply = http.get(init_url(emulator), params={"seed": 1})
         waited = time.monotonic() - started
@@ -40,9 +37,9 @@ def test_429_is_retried_after_the_servers_retry_after(emulator):
 
 
 @pytest.mark.parametrize("fault", ["500", "drop", "garbage", "truncated"])
-def test_transient_faults_are_retried_until_a_good_reply(emulator, fault):
+def test_transient_faults_are_retried_until_a_good_reply(emulator, fault, fast):
     emulator.faults.add(fault, path="/init", count=2)
-    with client() as http:
+    with client(fast) as http:
         reply = http.get(init_url(emulator), params={"seed": 1})
     assert reply["gameOver"] is False and http.stats.retries == 2
     assert len(emulator.log) == 3
@@ -56,23 +53,23 @@ def test_a_reply_slower_than_the_read_timeout_is_retried(emulator):
     assert "state" in reply and http.stats.transport_errors == 1
 
 
-def test_garbage_json_beyond_the_retry_bound_is_a_clear_protocol_error(emulator):
+def test_garbage_json_beyond_the_retry_bound_is_a_clear_protocol_error(emulator, fast):
     emulator.faults.add("garbage", path="/init", count=10)
-    with client() as http, pytest.raises(ProtocolError, match="not a JSON object after 3 tries"):
+    with client(fast) as http, pytest.raises(ProtocolError, match="not a JSON object after 3 tries"):
         http.get(init_url(emulator), params={"seed": 1})
     assert len(emulator.log) == 3
 
 
-def test_a_final_4xx_is_never_retried(emulator):
-    with client() as http, pytest.raises(RefusedRequest) as refused:
+def test_a_final_4xx_is_never_retried(emulator, fast):
+    with client(fast) as http, pytest.raises(RefusedRequest) as refused:
         http.post(f"{emulator.url}/api/games/ravenward/action", {"state": "forged.state", "action": {}})
     assert refused.value.status == 400 and "tampered" in refused.value.body["error"]
     assert len(emulator.log) == 1
 
 
-def test_a_redirect_answering_a_post_is_not_followed(emulator):
+def test_a_redirect_answering_a_post_is_not_followed(emulator, fast):
     emulator.faults.add("redirect", path="/action")
-    with client() as http, pytest.raises(ProtocolError, match="redirected"):
+    with client(fast) as http, pytest.raises(ProtocolError, match="redirected"):
         http.post(f"{emulator.url}/api/games/ravenward/action", {"state": "x", "action": {}})
     assert len(emulator.log) == 1
 
