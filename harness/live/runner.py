@@ -318,8 +318,10 @@ def progress_display() -> Iterator[Progress]:
                 text += f", {result.outcome} score {result.score:g} (server {result.server_score})"
             if checkpoint.key not in tasks:
                 tasks[checkpoint.key] = bar.add_task(text, total=None)
-            bar.update(tasks[checkpoint.key], description=text,
-                       completed=1 if checkpoint.status != "running" else 0)
+            if checkpoint.status == "running":
+                bar.update(tasks[checkpoint.key], description=text)
+            else:  # stops the spinner of a finished game
+                bar.update(tasks[checkpoint.key], description=text, total=1, completed=1)
         yield update
 
 
