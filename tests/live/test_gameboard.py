@@ -134,3 +134,25 @@ def test_a_server_score_that_differs_from_the_local_formula_is_a_mismatch(db, em
 def test_a_chinese_chess_game_is_refused_by_the_gameboard_loop(db, emulator, fast):
     with pytest.raises(InvalidInput, match="arena"):
         run(db, emulator, fast, game="xiangqi")
+
+
+def test_a_server_refusing_action_after_action_interrupts_the_game_without_resending_any(db, emulator, fast):
+    emulator.faults.add("illegal", path="/action", count=5)
+    outcome = only_game(run(db, emulator, fast))
+    assert outcome.status == "interrupted" and "refused 5 actions in a row" in outcome.error
+    stored = db.live_game(outcome.live_game_id)
+    refused = [entry["key"] for entry in stored.server_state["transcript"]["illegal"]]
+    assert len(refused) == 5 and len(set(refused)) == 5
+    assert only_game(resume_live(db, outcome.live_game_id, rate=500.0)).status == "done"
+
+
+def test_replies_are_read_tolerantly():
+    from harness.live.gameboard import read_reply
+    reply = read_reply({"state": {"opaque": 1}, "legal_actions": [{"type": "move"}], "game_over": True,
+                        "score": 12, "extra": "ignored"}, "test")
+    assert reply.ok and reply.game_over and reply.score == 12 and reply.legal_actions == [{"type": "move"}]
+    refused = read_reply({"ok": False, "reason": "no", "legalActions": []}, "test")
+    assert not refused.ok and refused.state is None and refused.reason == "no"
+    from harness.errors import ProtocolError
+    with pytest.raises(ProtocolError, match="no state"):
+        read_reply({"legalActions": []}, "test")
