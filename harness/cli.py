@@ -348,6 +348,117 @@ def report(study: str, out: str, db_url: str | None) -> None:
 # ---- end tuning ------------------------------------------------------------------------
 
 
+# ---- commands: live play, arena, emulator (owner: live) -----------------------------------------
+
+@cli.command()
+@click.argument("game", required=False)
+@click.option("--player", default="greedy", show_default=True, help="Player spec (or tuned:<name>).")
+@click.option("--games", default=1, show_default=True, type=click.IntRange(1), help="Number of live games.")
+@click.option("--seed-start", default=0, show_default=True, type=int, help="Server seed of the first game.")
+@click.option("--base-url", default=None, metavar="URL", help="Server [default: https://gameboard.gg].")
+@click.option("--rate", default=0.5, show_default=True, type=click.FloatRange(min=0, min_open=True),
+              help="Requests per second at most, across all workers.")
+@click.option("--level", type=click.Choice(["wise", "easy"]), help="Totality level (sent as ?level= on init).")
+@click.option("--workers", default=1, show_default=True, type=click.IntRange(1), help="Games in parallel (Ray pool).")
+@click.option("--move-time", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
+              help="Per-move time budget for players that take one.")
+@click.option("--address", default=None, help="Ray cluster to join (default: a local one).")
+@click.option("--resume", "resume_id", type=int, metavar="GAME_ID", help="Continue an interrupted live game.")
+@db_option
+def live(game: str | None, player: str, games: int, seed_start: int, base_url: str | None, rate: float,
+         level: str | None, workers: int, move_time: float | None, address: str | None,
+         resume_id: int | None, db_url: str | None) -> None:
+    """Play live games against the Gameboard API and record them (source live).
+
+    GAME is ravenward or totality (totality:easy). Be fair to the server: the
+    default rate is one request every two seconds.
+
+    \b
+    Examples:
+      harness live ravenward --player alphabeta:depth=4 --games 3
+      harness live totality --level easy --player tuned:totality-v1 --games 10 --workers 2
+      harness live --resume 12
+      harness live ravenward --base-url http://127.0.0.1:8765 --rate 20   # against harness emulate
+    """
+    from harness.db import open_database
+    from harness.live.gameboard import DEFAULT_BASE_URL
+    from harness.live.runner import LiveRunConfig, print_summary, progress_display, resume_live, run_live
+    with open_database(db_url) as database, progress_display() as progress:
+        if resume_id is not None:
+            summary = resume_live(database, resume_id, base_url=base_url, rate=rate, move_time=move_time,
+                                  progress=progress)
+        else:
+            if game is None:
+                raise click.UsageError("give a GAME (ravenward, totality) or --resume GAME_ID")
+            config = LiveRunConfig(game=game, player=player, games=games, seed_start=seed_start,
+                                   base_url=base_url or DEFAULT_BASE_URL, rate=rate, level=level,
+                                   workers=workers, move_time=move_time, address=address)
+            summary = run_live(database, config, progress=progress)
+    print_summary(summary)
+
+
+@cli.command()
+@click.argument("game", type=click.Choice(["xiangqi"]))
+@click.option("--url", required=True, metavar="MATCH_URL",
+              help="Your seat's URL (or an emulator's .../arena/xiangqi/matches to create a match).")
+@click.option("--player", default="greedy", show_default=True, help="Player spec (or tuned:<name>).")
+@click.option("--seat", type=click.Choice(["red", "black"]), default="red", show_default=True,
+              help="Seat to ask for when the URL creates a match.")
+@click.option("--seed", default=0, show_default=True, type=int, help="Seeds the player's tie-breaking.")
+@click.option("--rate", default=2.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
+              help="Requests per second at most (pollAfterMs hints come on top).")
+@db_option
+def arena(game: str, url: str, player: str, seat: str, seed: int, rate: float, db_url: str | None) -> None:
+    """Play one seat of a Chinese chess match over the seat protocol, within its clock.
+
+    \b
+    Examples:
+      harness arena xiangqi --url https://platform.example/matches/42/seats/1 --player alphabeta:depth=30
+      harness arena xiangqi --url http://127.0.0.1:8765/arena/xiangqi/matches --seat black
+    """
+    from harness.db import open_database
+    from harness.live.runner import run_arena
+    from harness.live.seat import SeatConfig
+    with open_database(db_url) as database:
+        run_id, result = run_arena(database, SeatConfig(url=url, player=player, seed=seed, rate=rate), seat)
+    extra = result.extra
+    click.echo(f"run {run_id}: {result.game} {result.player}: {result.outcome} ({result.reason}), "
+               f"ranks {extra.get('ranks')}, local {extra.get('local_outcome')}, {result.plies} plies"
+               + (" [MISMATCH with the local engine]" if extra.get("outcome_mismatch") else ""))
+    if result.error:
+        click.echo(f"error: {result.error}", err=True)
+
+
+@cli.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Bind address (loopback by default).")
+@click.option("--port", default=8765, show_default=True, type=click.IntRange(0, 65535), help="Port (0: any free).")
+@click.option("--opponent", default="gbot", show_default=True, help="The stand-in player's spec.")
+@click.option("--beat-ms", default=30_000, show_default=True, type=click.IntRange(1), help="Seat-protocol clock per move.")
+def emulate(host: str, port: int, opponent: str, beat_ms: int) -> None:
+    """Serve both live protocols locally from the engines and G-Bot stand-ins (for dry runs).
+
+    The seat protocol served is a reading of the rules text, not a copy of a real server.
+
+    \b
+    Example:
+      harness emulate --port 8765
+      harness live ravenward --base-url http://127.0.0.1:8765 --rate 20 --games 2
+    """
+    from harness.live.emulator import Emulator
+    from players import load as load_player
+    load_player(opponent)
+    emulator = Emulator(host=host, port=port, opponent=opponent, beat_ms=beat_ms)
+    click.echo(f"serving on {emulator.url} (Gameboard: /api/games/{{ravenward,totality}}/init?seed=N; "
+               f"seat protocol: POST /arena/xiangqi/matches); Ctrl-C stops")
+    try:
+        emulator.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        emulator.stop()
+
+# ---- end of commands: live play, arena, emulator -------------------------------------------------
+
 # ---- commands: tournaments on the Ray pool (owner: cluster) -------------------------------------
 
 @cli.command()

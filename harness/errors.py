@@ -74,7 +74,15 @@ class ClusterError(HarnessError):
 
 
 class LiveError(HarnessError):
-    """A live game could not go on."""
+    """A live game could not go on.
+
+    ``server_state`` is the last state the server sent (opaque), kept so the
+    game can be recorded and resumed from where it stopped.
+    """
+
+    def __init__(self, message: str, *, server_state: object = None) -> None:
+        super().__init__(message)
+        self.server_state = server_state
 
 
 class TransportError(LiveError):

@@ -1,0 +1,580 @@
+"""A local emulator of both live protocols, for dry runs and for the tests.
+
+``harness emulate`` serves, on loopback by default:
+
+- the Gameboard stateless loop for Ravenward and Totality, from the local
+  engines with a G-Bot stand-in (``players.load("gbot")`` by default) replying
+  inside the POST, exactly as the published API docs describe it:
+  ``GET /api/games``, ``GET /api/games/{slug}/init?seed=N[&level=easy|wise]``,
+  ``POST /api/games/{slug}/action`` with ``{state, action}``. The state is
+  opaque and tamper-evident (JSON signed with HMAC-SHA256; a changed state is
+  refused with HTTP 400); an illegal action answers HTTP 200
+  ``{ok: false, reason, legalActions}``; the score is 0 until ``gameOver``.
+  The stand-in's randomness follows the seed and the ply, so the same seed
+  replays identically without server-side memory.
+- the seat protocol for Chinese chess. This is a *reading* of the rules text
+  (``Platform``, ``State``, ``Actions``, ``Finish``), not a copy of a real
+  server: no host, path or JSON example of the real platform is published.
+  ``POST /arena/xiangqi/matches`` with ``{"seat": "red"|"black", "seed": N,
+  "beatMs": ms, "startMs": ms}`` creates a match and answers ``{match, url,
+  seats}``; ``GET``/``POST /arena/matches/{id}/seats/{seat}`` is a seat's view.
+  The other seat is played by the stand-in. Each beat (one move, one
+  ``round``) has a real clock: ``remainMs`` counts down to the end of the
+  current beat (or of the start countdown), ``pollAfterMs`` is always shorter
+  while ``remainMs`` is above 0 and a short wait when it is 0. A seat to move
+  that misses its beat gets actions ``[null]`` and loses; an empty command
+  from the side to move loses; a hold (``[]``) stored by the other seat does
+  nothing.
+
+Faults are injected through :attr:`Emulator.faults` (or ``POST
+/_admin/faults``): the next matching requests answer 429 with
+``Retry-After``, 500, a dropped connection, a delay, an illegal-action reply,
+garbage JSON, a truncated body, a redirect, or ``drift`` (one legal action
+missing, as if the server's rules had changed); ``score_offset`` makes the
+final score differ from the local formula's. Every request is logged in
+:attr:`Emulator.log` (method, path, status, time) so tests can check rate
+limits.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import secrets
+import threading
+import time
+import zlib
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from harness.envs import LocalEnv
+from harness.errors import InvalidInput
+from harness.games import REGISTRY, load as load_game
+from harness.live.board import SIDES, fen_board
+from harness.live.observation import local_cells
+
+GAMEBOARD_GAMES = ("ravenward", "totality")
+FAULT_KINDS = ("429", "500", "drop", "delay", "illegal", "garbage", "truncated", "redirect", "drift")
+
+# ----------------------------------------------------------------------- faults
+
+@dataclass
+class Fault:
+    """One injected misbehaviour for the next ``count`` requests whose path contains ``path``."""
+
+    kind: str
+    path: str = ""
+    count: int = 1
+    retry_after: float | None = None
+    delay_s: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.kind not in FAULT_KINDS:
+            raise InvalidInput(f"unknown fault {self.kind!r}; valid faults: {', '.join(FAULT_KINDS)}")
+
+
+class FaultSchedule:
+    """Faults waiting for requests, consumed in order; thread-safe."""
+
+    def __init__(self) -> None:
+        self._faults: list[Fault] = []
+        self._lock = threading.Lock()
+
+    def add(self, kind: str, path: str = "", count: int = 1, retry_after: float | None = None,
+            delay_s: float = 0.0) -> None:
+        """Schedule ``kind`` for the next ``count`` requests whose path contains ``path``."""
+        with self._lock:
+            self._faults.append(Fault(kind, path, count, retry_after, delay_s))
+
+    def clear(self) -> None:
+        with self._lock:
+            self._faults.clear()
+
+    def pending(self) -> int:
+        with self._lock:
+            return sum(f.count for f in self._faults)
+
+    def take(self, path: str) -> Fault | None:
+        with self._lock:
+            for fault in self._faults:
+                if fault.path in path and fault.count > 0:
+                    fault.count -= 1
+                    if fault.count == 0:
+                        self._faults.remove(fault)
+                    return fault
+        return None
+
+
+@dataclass
+class LoggedRequest:
+    """One request as the emulator saw it (logged on arrival; the status is set before replying)."""
+
+    method: str
+    path: str
+    status: int
+    at: float  # time.monotonic() when the request arrived
+    user_agent: str = ""
+    query: str = ""
+
+
+class HttpFailure(Exception):
+    """An HTTP error reply with a JSON body."""
+
+    def __init__(self, status: int, message: str, **extra: Any) -> None:
+        super().__init__(message)
+        self.status = status
+        self.body = {"ok": False, "error": message, **extra}
+
+
+# ------------------------------------------------------------------ seat matches
+
+@dataclass
+class SeatMatch:
+    """One Chinese chess match of the seat protocol; the stand-in plays the other seat."""
+
+    match_id: str
+    human_seat: int
+    seed: int
+    beat_ms: int
+    start_at: float
+    opponent: str
+    state: Any = None
+    round: int = 1
+    beat_started: float = 0.0
+    pending: dict[int, list[Any]] = field(default_factory=dict)
+    status: str = "starting"
+    ranks: list[int] | None = None
+    last_event: str | None = None
+    finish_line: str | None = None
+    history: list[Any] = field(default_factory=list)
+    thinking: bool = False
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+class Emulator:
+    """The emulator server; ``start()`` runs it in a thread, ``serve_forever()`` in the foreground.
+
+    Args:
+        host: bind address (loopback by default).
+        port: 0 picks a free port.
+        opponent: the stand-in player's spec (``gbot``; tests may pass a faster one).
+        secret: HMAC key of the Gameboard state (random per server by default).
+        beat_ms: the default clock of one seat-protocol beat.
+        start_ms: the default start countdown of a match.
+        poll_ms: the usual ``pollAfterMs`` hint.
+        standin_ms: how long the stand-in "thinks" before its move shows (so seats poll).
+    """
+
+    def __init__(self, host: str = "127.0.0.1", port: int = 0, opponent: str = "gbot",
+                 secret: bytes | None = None, beat_ms: int = 30_000, start_ms: int = 500,
+                 poll_ms: int = 200, standin_ms: int = 300) -> None:
+        self.opponent = opponent
+        self.secret = secret or secrets.token_bytes(32)
+        self.beat_ms, self.start_ms, self.poll_ms = beat_ms, start_ms, poll_ms
+        self.standin_ms = standin_ms
+        self.score_offset = 0.0  # tests set it to play a server whose score formula differs
+        self.seat_lists_legal = True  # False: seat views carry only data.schema.example (the text allows it)
+        self.faults = FaultSchedule()
+        self.log: list[LoggedRequest] = []
+        self.matches: dict[str, SeatMatch] = {}
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        handler = type("Handler", (_Handler,), {"emulator": self})
+        self.server = ThreadingHTTPServer((host, port), handler)
+        self.server.daemon_threads = True
+
+    @property
+    def url(self) -> str:
+        host, port = self.server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def start(self) -> Emulator:
+        """Serve in a daemon thread; returns self."""
+        self._thread = threading.Thread(target=self.server.serve_forever, name="emulator", daemon=True)
+        self._thread.start()
+        return self
+
+    def serve_forever(self) -> None:
+        self.server.serve_forever()
+
+    def stop(self) -> None:
+        """Stop serving and close the socket; idempotent."""
+        if self._thread is not None:
+            self.server.shutdown()
+            self._thread.join()
+            self._thread = None
+        self.server.server_close()
+
+    def __enter__(self) -> Emulator:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # ------------------------------------------------------------- gameboard
+
+    def sign(self, payload: dict[str, Any]) -> str:
+        """The opaque state: compressed JSON and its HMAC, base64url."""
+        body = base64.urlsafe_b64encode(zlib.compress(json.dumps(payload, separators=(",", ":")).encode()))
+        mac = hmac.new(self.secret, body, hashlib.sha256).hexdigest()
+        return body.decode() + "." + mac
+
+    def unsign(self, token: Any) -> dict[str, Any]:
+        if not isinstance(token, str) or "." not in token:
+            raise HttpFailure(400, "state is missing or not a state this server issued")
+        body, _, mac = token.rpartition(".")
+        expected = hmac.new(self.secret, body.encode(), hashlib.sha256).hexdigest()
+        if not hmac.compare_digest(mac, expected):
+            raise HttpFailure(400, "state has been tampered with (signature mismatch)")
+        return json.loads(zlib.decompress(base64.urlsafe_b64decode(body)))
+
+    def _env(self, game: str, seed: int, ply: int) -> LocalEnv:
+        env = LocalEnv(load_game(game), self.opponent)
+        env.opponent.reset(seed * 1000 + ply)
+        return env
+
+    def _reply(self, game: str, seed: int, state: Any) -> dict[str, Any]:
+        rules = load_game(game)
+        over = rules.is_terminal(state)
+        return {
+            "state": self.sign({"game": game, "seed": seed, "s": rules.state_to_json(state)}),
+            "observation": {"board": self._board_rows(rules, state), "counters": rules.counters(state),
+                            "toMove": rules.to_move(state), "text": rules.notation(state)},
+            "legalActions": [] if over else rules.legal_actions(state),
+            "score": rules.score(state) + self.score_offset if over else 0,
+            "gameOver": over,
+        }
+
+    @staticmethod
+    def _board_rows(rules: Any, state: Any) -> list[str]:
+        """The board as rows of one character per square ("." empty): this emulator's own encoding."""
+        cells = [cell[:1] or "." for cell in local_cells(rules, state)]
+        width = {49: 7, 64: 8}[len(cells)]
+        return ["".join(cells[i:i + width]) for i in range(0, len(cells), width)]
+
+    def game_init(self, slug: str, query: dict[str, str]) -> dict[str, Any]:
+        game = self._game_spec(slug, query.get("level"))
+        try:
+            seed = int(query.get("seed", "0"))
+        except ValueError:
+            raise HttpFailure(400, f"seed must be an integer, got {query.get('seed')!r}") from None
+        env = self._env(game, seed, 0)
+        observation = env.reset(seed)
+        reply = self._reply(game, seed, observation.state)
+        rules = env.rules
+        reply["spec"] = {"game": rules.spec, "goal": REGISTRY[rules.name].description,
+                         "scoring": f"score between {rules.score_bounds()[0]:g} and {rules.score_bounds()[1]:g}",
+                         "note": "served by the harness emulator from the local engine"}
+        return reply
+
+    def game_action(self, slug: str, body: Any) -> dict[str, Any]:
+        if not isinstance(body, dict) or "state" not in body or "action" not in body:
+            raise HttpFailure(400, "the body must be a JSON object with state and action")
+        payload = self.unsign(body["state"])
+        game, seed = payload["game"], payload["seed"]
+        if game.partition(":")[0] != slug:
+            raise HttpFailure(400, f"this state belongs to {game}, not {slug}")
+        rules = load_game(game)
+        state = rules.state_from_json(payload["s"])
+        if rules.is_terminal(state):
+            return {"ok": False, "reason": "the game is over", "legalActions": []}
+        legal = rules.legal_actions(state)
+        if body["action"] not in legal:
+            return {"ok": False, "reason": f"illegal action {body['action']!r}", "legalActions": legal}
+        env = self._env(game, seed, int(rules.counters(state).get("ply", 0)))
+        env.state = state
+        env.step(body["action"])
+        return self._reply(game, seed, env.state)
+
+    def _game_spec(self, slug: str, level: str | None) -> str:
+        if slug not in GAMEBOARD_GAMES:
+            raise HttpFailure(404, f"unknown game {slug!r}; this emulator serves {', '.join(GAMEBOARD_GAMES)}")
+        if level is None or slug != "totality":
+            return slug
+        try:
+            return load_game(slug, level=level).spec
+        except InvalidInput as error:
+            raise HttpFailure(400, str(error)) from None
+
+    # ------------------------------------------------------------ seat matches
+
+    def create_match(self, seat: str = "red", seed: int = 0, beat_ms: int | None = None,
+                     start_ms: int | None = None) -> dict[str, Any]:
+        """Create a Chinese chess match; the caller plays ``seat``, the stand-in the other."""
+        if seat not in SIDES:
+            raise HttpFailure(400, f"seat must be red or black, got {seat!r}")
+        rules = load_game("xiangqi")
+        match_id = secrets.token_hex(6)
+        now = time.monotonic()
+        match = SeatMatch(match_id, SIDES.index(seat), int(seed), int(beat_ms or self.beat_ms),
+                          now + (self.start_ms if start_ms is None else int(start_ms)) / 1000,
+                          self.opponent, state=rules.initial_state())
+        with self._lock:
+            self.matches[match_id] = match
+        seats = {side: f"{self.url}/arena/matches/{match_id}/seats/{index}" for index, side in enumerate(SIDES)}
+        return {"match": match_id, "url": seats[seat], "seats": seats, "seat": seat}
+
+    def _match(self, match_id: str, seat: str) -> tuple[SeatMatch, int]:
+        match = self.matches.get(match_id)
+        if match is None or seat not in ("0", "1"):
+            raise HttpFailure(404, f"no seat {seat} in match {match_id}")
+        return match, int(seat)
+
+    def seat_view(self, match_id: str, seat: str) -> dict[str, Any]:
+        match, index = self._match(match_id, seat)
+        with match.lock:
+            self._tick(match)
+            return self._view(match, index)
+
+    def seat_command(self, match_id: str, seat: str, body: Any) -> dict[str, Any]:
+        match, index = self._match(match_id, seat)
+        if not isinstance(body, dict) or "command" not in body:
+            raise HttpFailure(400, "the body must be a JSON object with command and round")
+        with match.lock:
+            self._tick(match)
+            if match.status != "running":
+                raise HttpFailure(409, f"the match is {match.status}", view=self._view(match, index))
+            if body.get("round") != match.round:
+                raise HttpFailure(409, f"round {body.get('round')!r} is not the current round {match.round}",
+                                  view=self._view(match, index))
+            rules = load_game("xiangqi")
+            command = body["command"]
+            if index == rules.to_move(match.state):
+                if command in (None, [], {}):
+                    self._finish(match, loser=index, line=f"{SIDES[index]} sent an empty command")
+                elif command not in rules.legal_actions(match.state):
+                    raise HttpFailure(422, f"command {command!r} is not legal this beat",
+                                      view=self._view(match, index))
+                else:
+                    self._apply(match, command)
+                    self._tick(match)
+            else:
+                match.pending[index] = [] if command in (None, [], {}) else [command]
+            return self._view(match, index)
+
+    def _tick(self, match: SeatMatch) -> None:
+        """Advance the match to now (caller holds its lock): the start, a missed beat, and
+        the stand-in's turn, which it plays in its own thread so the clock stays real."""
+        now = time.monotonic()
+        rules = load_game("xiangqi")
+        if match.status == "starting" and now >= match.start_at:
+            match.status, match.beat_started = "running", match.start_at
+        if match.status != "running":
+            return
+        side = rules.to_move(match.state)
+        if side != match.human_seat:
+            if not match.thinking:
+                match.thinking = True
+                threading.Thread(target=self._standin_move, args=(match, match.round, match.state),
+                                 name=f"standin-{match.match_id}", daemon=True).start()
+        elif now > match.beat_started + match.beat_ms / 1000:
+            match.history.append(None)
+            self._finish(match, loser=side, line=f"{SIDES[side]} missed the clock (actions [null])")
+
+    def _standin_move(self, match: SeatMatch, round_: int, state: Any) -> None:
+        """The stand-in's move, shown no sooner than ``standin_ms`` into its beat; our beat starts then."""
+        from players import load as load_player
+        rules = load_game("xiangqi")
+        player = load_player(self.opponent, "xiangqi")
+        player.reset(match.seed * 1000 + round_)
+        action = player.choose(rules, state)
+        wait = match.beat_started + self.standin_ms / 1000 - time.monotonic()
+        if wait > 0:
+            time.sleep(wait)
+        with match.lock:
+            match.thinking = False
+            if match.status == "running" and match.round == round_:
+                self._apply(match, action)
+
+    def _apply(self, match: SeatMatch, command: dict[str, Any]) -> None:
+        rules = load_game("xiangqi")
+        side = rules.to_move(match.state)
+        fen_before = rules.notation(match.state)
+        row, column = command["from"]
+        mark = fen_board(fen_before)[row * 9 + column]["mark"]
+        match.state = rules.apply(match.state, command)
+        match.history.append(command)
+        match.pending.clear()
+        match.round += 1
+        match.beat_started = time.monotonic()
+        match.last_event = SIDES[side] + mark
+        if rules.is_terminal(match.state):
+            ranks = list(rules.ranks(match.state))
+            match.status, match.ranks = "finished", ranks
+            match.last_event = match.finish_line = f"{rules.outcome(match.state)[1]}: ranks {ranks}"
+
+    def _finish(self, match: SeatMatch, loser: int, line: str) -> None:
+        match.status = "finished"
+        match.ranks = [2, 1] if loser == 0 else [1, 2]
+        match.last_event = match.finish_line = line
+        match.pending.clear()
+
+    def _view(self, match: SeatMatch, index: int) -> dict[str, Any]:
+        rules = load_game("xiangqi")
+        now = time.monotonic()
+        href = f"{self.url}/arena/matches/{match.match_id}/seats/{index}"
+        turn = rules.to_move(match.state)
+        finished = match.status == "finished"
+        if match.status == "starting":
+            remain = max(0, int((match.start_at - now) * 1000))
+        elif finished:
+            remain = 0
+        else:
+            remain = max(0, int((match.beat_started + match.beat_ms / 1000 - now) * 1000))
+        poll = min(self.poll_ms, remain // 2) if remain > 0 else 50
+        acting = match.status == "running" and turn == index and remain > 0
+        legal = rules.legal_actions(match.state) if acting else []
+        data: dict[str, Any] = {
+            "round": match.round,
+            "legal": legal,
+            "schema": {"example": legal[0] if legal else {"from": [0, 0], "to": [0, 0]}},
+            "summary": {
+                "you": index, "side": SIDES[index], "turn": turn,
+                "yourTurn": not finished and turn == index, "phase": "done" if finished else "move",
+                "board": fen_board(rules.notation(match.state)), "lastEvent": match.last_event,
+            },
+        }
+        if not self.seat_lists_legal:
+            del data["legal"]
+        if not finished and index in match.pending:
+            data["pending"] = match.pending[index]
+        return {
+            "status": match.status, "remainMs": remain, "pollAfterMs": max(1, poll),
+            "next": None if finished else ({"rel": "act", "method": "POST", "href": href} if acting
+                                           else {"rel": "poll", "method": "GET", "href": href}),
+            "data": data,
+            "result": {"ranks": match.ranks, "line": match.finish_line} if finished else None,
+        }
+
+
+class _Handler(BaseHTTPRequestHandler):
+    """Routes requests to the emulator, applying scheduled faults first."""
+
+    emulator: Emulator
+    protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body are separate writes: avoid 40 ms delayed-ACK stalls
+    server_version = "harness-emulator"
+
+    def log_message(self, format: str, *args: Any) -> None:  # quiet: the emulator keeps its own log
+        pass
+
+    def do_GET(self) -> None:
+        self._handle("GET")
+
+    def do_POST(self) -> None:
+        self._handle("POST")
+
+    def _handle(self, method: str) -> None:
+        arrived = time.monotonic()
+        emulator = self.emulator
+        url = urlsplit(self.path)
+        body: Any = None
+        self._entry = LoggedRequest(method, url.path, -1, arrived, self.headers.get("user-agent", ""), url.query)
+        with emulator._lock:
+            emulator.log.append(self._entry)
+        try:
+            length = int(self.headers.get("content-length") or 0)
+            raw = self.rfile.read(length) if length else b""
+            fault = emulator.faults.take(url.path) if not url.path.startswith("/_admin") else None
+            if fault is not None and self._inject(fault):
+                return
+            if raw:
+                try:
+                    body = json.loads(raw)
+                except ValueError:
+                    raise HttpFailure(400, "the body is not JSON") from None
+            if fault is not None and fault.kind == "illegal" and method == "POST":
+                legal = []
+                if isinstance(body, dict) and "state" in body:
+                    payload = emulator.unsign(body["state"])
+                    rules = load_game(payload["game"])
+                    legal = rules.legal_actions(rules.state_from_json(payload["s"]))
+                self._send(200, {"ok": False, "reason": "injected: action refused", "legalActions": legal})
+                return
+            reply = self._route(method, url.path, {k: v[-1] for k, v in parse_qs(url.query).items()}, body)
+            if fault is not None and fault.kind == "drift" and reply.get("legalActions"):
+                reply["legalActions"] = reply["legalActions"][:-1]  # as if the server's rules had changed
+            self._send(200, reply)
+        except HttpFailure as failure:
+            self._send(failure.status, failure.body)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        except Exception as error:  # an emulator bug must answer, not hang the client
+            self._send(500, {"ok": False, "error": f"emulator error: {type(error).__name__}: {error}"})
+
+    def _route(self, method: str, path: str, query: dict[str, str], body: Any) -> dict[str, Any]:
+        emulator = self.emulator
+        parts = [p for p in path.split("/") if p]
+        if method == "GET" and parts == ["api", "games"]:
+            return {"games": [{"slug": g, "name": g.title(), "initUrl": f"{emulator.url}/api/games/{g}/init",
+                               "actionUrl": f"{emulator.url}/api/games/{g}/action"} for g in GAMEBOARD_GAMES]}
+        if len(parts) == 4 and parts[:2] == ["api", "games"]:
+            if method == "GET" and parts[3] == "init":
+                return emulator.game_init(parts[2], query)
+            if method == "POST" and parts[3] == "action":
+                return emulator.game_action(parts[2], body)
+        if method == "POST" and parts == ["arena", "xiangqi", "matches"]:
+            body = body if isinstance(body, dict) else {}
+            return emulator.create_match(str(body.get("seat", "red")), int(body.get("seed", 0)),
+                                         body.get("beatMs"), body.get("startMs"))
+        if len(parts) == 5 and parts[:2] == ["arena", "matches"] and parts[3] == "seats":
+            if method == "GET":
+                return emulator.seat_view(parts[2], parts[4])
+            return emulator.seat_command(parts[2], parts[4], body)
+        if method == "POST" and parts == ["_admin", "faults"]:
+            for fault in (body or {}).get("faults", []):
+                emulator.faults.add(**fault)
+            return {"ok": True, "pending": emulator.faults.pending()}
+        raise HttpFailure(404, f"no route for {method} {path}")
+
+    def _inject(self, fault: Fault) -> bool:
+        """Answer with a transport-level fault; False for faults that need the request body."""
+        if fault.kind == "429":
+            headers = {"Retry-After": f"{fault.retry_after:g}"} if fault.retry_after is not None else {}
+            self._send(429, {"ok": False, "error": "rate limited"}, headers)
+        elif fault.kind == "500":
+            self._send(500, {"ok": False, "error": "injected server error"})
+        elif fault.kind == "drop":
+            self.close_connection = True
+            self.connection.shutdown(2)
+        elif fault.kind == "delay":
+            time.sleep(fault.delay_s)
+            return False
+        elif fault.kind == "redirect":
+            self._send(307, {"ok": False, "error": "moved"}, {"Location": "http://www.example.invalid" + self.path})
+        elif fault.kind == "garbage":
+            self._send_raw(200, b"<html>upstream error</html>", "text/html")
+        elif fault.kind == "truncated":
+            self._entry.status = 200
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", "400")
+            self.end_headers()
+            self.wfile.write(b'{"state": "abc", "legalAct')
+            self.wfile.flush()
+            self.close_connection = True
+            self.connection.shutdown(2)
+        else:
+            return False
+        return True
+
+    def _send(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
+        self._send_raw(status, json.dumps(body, ensure_ascii=False).encode(), "application/json", headers)
+
+    def _send_raw(self, status: int, data: bytes, content_type: str,
+                  headers: dict[str, str] | None = None) -> None:
+        self._entry.status = status
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(data)))
+            for name, value in (headers or {}).items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True

@@ -1,0 +1,259 @@
+"""One live Gameboard game: the loop, the checkpoints it streams, and resuming it.
+
+A live game is driven by the server's replies only: the local position comes
+from :class:`~harness.live.tracking.Tracker`, never from the unpublished
+observation format. After every step a :class:`Checkpoint` is handed to a
+``sink`` (the driver stores it with ``db.save_live_game``; a Ray worker puts it
+on the pool's channel for the driver to store). A checkpoint holds the whole
+transcript (the init reply, then every action sent with the server's reply),
+so a game interrupted by a crash or a network failure resumes from the last
+stored server state: the tracker is rebuilt by replaying the transcript
+locally, without a request.
+
+Failures: a :class:`~harness.errors.TrackingError` stops the game for good
+(status ``failed``, recorded with its error); a transport or protocol error
+leaves it ``interrupted`` and resumable.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from harness.errors import InvalidInput, LiveError, ProtocolError, TrackingError
+from harness.games import Action, Rules, load as load_game
+from harness.live.gameboard import DEFAULT_BASE_URL, SLUGS, GameboardClient, ServerReply
+from harness.live.http import DEFAULT_RATE, HttpClient, Limiter, RateLimiter, RetryPolicy
+from harness.live.observation import observation_filters
+from harness.live.tracking import Tracker, action_key, choose_over_candidates
+from harness.match import MatchResult
+from players import Limits, load as load_player
+
+#: Rejected actions in a row after which a game stops (the server keeps refusing).
+MAX_ILLEGAL_IN_A_ROW = 5
+
+
+@dataclass(frozen=True)
+class LiveGameConfig:
+    """Everything that names one live game (plain data: it travels to Ray workers).
+
+    Attributes:
+        game: a local game spec, ``ravenward`` or ``totality:easy``.
+        player: the (resolved) player spec.
+        seed: the server seed.
+        base_url: the server.
+        params: extra query parameters of ``init`` (``{"level": "easy"}``).
+        move_time: seconds per move for players that take a time limit.
+        rate: requests per second when no shared limiter is given.
+        policy: retry and timeout bounds of the choke point.
+    """
+
+    game: str
+    player: str
+    seed: int
+    base_url: str = DEFAULT_BASE_URL
+    params: tuple[tuple[str, str], ...] = ()
+    move_time: float | None = None
+    rate: float = DEFAULT_RATE
+    policy: RetryPolicy = field(default_factory=RetryPolicy)
+
+    @property
+    def key(self) -> str:
+        """The deterministic key of this game within a run."""
+        text = json.dumps([load_game(self.game).spec, self.player, self.seed, self.base_url.rstrip("/"),
+                           sorted(self.params)], separators=(",", ":"))
+        return "live-" + hashlib.sha256(text.encode()).hexdigest()[:20]
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """What is stored after every step of a live game (the arguments of ``db.save_live_game``)."""
+
+    key: str
+    game: str
+    seed: int
+    player: str
+    server_state: dict[str, Any]   # {"state": last server state, "transcript": {...}}
+    actions: list[Action]          # the actions we sent, in order
+    status: str                    # running | done | failed | interrupted
+    error: str | None = None
+    server_score: float | None = None
+    result: MatchResult | None = None
+
+
+Sink = Callable[[Checkpoint], None]
+
+
+def slug_of(rules: Rules) -> str:
+    """The Gameboard slug of a local game.
+
+    Raises:
+        InvalidInput: the game is not served by the stateless loop.
+    """
+    if rules.name not in SLUGS:
+        raise InvalidInput(f"{rules.name} is not a Gameboard game; live games: {', '.join(SLUGS)} "
+                           f"(Chinese chess is played with 'harness arena xiangqi')")
+    return SLUGS[rules.name]
+
+
+class LiveGame:
+    """One live game in progress: client, tracker, transcript.
+
+    Args:
+        config: the game.
+        sink: receives a checkpoint after every step.
+        limiter: shared rate limiter (the pool's), else a local one at ``config.rate``.
+        transcript: a stored transcript to resume from.
+    """
+
+    def __init__(self, config: LiveGameConfig, sink: Sink | None = None, limiter: Limiter | None = None,
+                 transcript: dict[str, Any] | None = None) -> None:
+        self.config = config
+        self.rules = load_game(config.game)
+        self.player = load_player(config.player, self.rules.name)
+        self.sink = sink or (lambda checkpoint: None)
+        self.http = HttpClient(limiter=limiter or RateLimiter(config.rate), policy=config.policy)
+        self.client = GameboardClient(self.http, slug_of(self.rules), config.base_url)
+        self.tracker = Tracker(self.rules)
+        self.transcript: dict[str, Any] = transcript or {
+            "base_url": config.base_url, "params": dict(config.params), "init": None, "steps": [],
+            "illegal": []}
+        self.reply: ServerReply | None = None
+        self.player_s = 0.0
+        self.started = time.perf_counter()
+
+    # ------------------------------------------------------------------- steps
+
+    def run(self) -> MatchResult | None:
+        """Play (or resume) the game to its end.
+
+        Returns:
+            The result when the game finished or failed on tracking; None when
+            it was interrupted by a transport or protocol error (resumable; the
+            last checkpoint says so).
+        """
+        self.player.reset(self.config.seed)
+        try:
+            self._replay_or_start()
+            while not self.reply.game_over:
+                self._step()
+            return self._finish()
+        except TrackingError as error:
+            return self._fail(error)
+        except LiveError as error:
+            self._emit("interrupted", error=f"{type(error).__name__}: {error}")
+            raise
+        finally:
+            self.http.close()
+
+    def _replay_or_start(self) -> None:
+        """Rebuild the tracker from a stored transcript, or start a new game."""
+        transcript = self.transcript
+        if transcript.get("init") is None:
+            reply = self.client.init(self.config.seed, dict(self.config.params))
+            transcript["init"] = reply.to_dict()
+            self.reply = reply
+            self._observe(reply)
+            self._emit("running")
+            return
+        self.reply = ServerReply.from_dict(transcript["init"])
+        self._observe(self.reply)
+        for step in transcript["steps"]:
+            self.tracker.play(step["local"], server_state=self.reply.state)
+            self.reply = ServerReply.from_dict(step["reply"])
+            self._observe(self.reply)
+
+    def _observe(self, reply: ServerReply) -> None:
+        readable_state = None if isinstance(reply.state, str) else reply.state
+        self.tracker.observe(reply.legal_actions, reply.game_over, server_state=reply.state,
+                             extra=observation_filters(self.rules, reply.observation, readable_state))
+
+    def _step(self) -> None:
+        reply = self.reply
+        rejected: set[str] = {entry["key"] for entry in self.transcript["illegal"]
+                              if entry["step"] == len(self.transcript["steps"])}
+        limits = Limits(time=self.config.move_time) if self.config.move_time else None
+        for _ in range(MAX_ILLEGAL_IN_A_ROW):
+            local = self._choose(limits, rejected)
+            sent = self.tracker.matching_server_action(local, reply.legal_actions)
+            answer = self.client.act(reply.state, sent)
+            if answer.ok:
+                self.tracker.play(local, server_state=reply.state)
+                self.transcript["steps"].append({"action": sent, "local": local, "reply": answer.to_dict()})
+                self.reply = answer
+                self._observe(answer)
+                self._emit("running")
+                return
+            key = action_key(local)
+            rejected.add(key)
+            self.transcript["illegal"].append({"step": len(self.transcript["steps"]), "key": key,
+                                               "action": sent, "reason": answer.reason})
+            self._emit("running")
+        raise ProtocolError(f"the server refused {MAX_ILLEGAL_IN_A_ROW} actions in a row at step "
+                            f"{len(self.transcript['steps'])}; last reason: {answer.reason!r}",
+                            server_state=reply.state)
+
+    def _choose(self, limits: Limits | None, rejected: set[str]) -> Action:
+        """The player's action; never one the server already refused at this step."""
+        started = time.perf_counter()
+        try:
+            action = choose_over_candidates(self.player, self.rules, self.tracker.candidates, limits)
+        finally:
+            self.player_s += time.perf_counter() - started
+        if action_key(action) not in rejected:
+            return action
+        legal = self.rules.legal_actions(self.tracker.best.state)
+        for other in sorted(legal, key=self.rules.action_sort_key):
+            if action_key(other) not in rejected:
+                return other
+        raise ProtocolError("the server refused every legal action of this position",
+                            server_state=self.reply.state)
+
+    # ------------------------------------------------------------------ ending
+
+    def _finish(self) -> MatchResult:
+        reply, rules = self.reply, self.rules
+        candidates = self.tracker.candidates
+        agreeing = [c for c in candidates if reply.score is not None and rules.score(c.state) == reply.score]
+        final = (agreeing or candidates)[0]
+        result = self._result(final.state, final.actions, rules.outcome(final.state), None)
+        self._emit("done", result=result)
+        return result
+
+    def _fail(self, error: TrackingError) -> MatchResult:
+        final = self.tracker.best
+        result = self._result(final.state, final.actions, ("loss", "tracking_error"), str(error))
+        self._emit("failed", error=f"TrackingError: {error}", result=result)
+        return result
+
+    def _result(self, state: Any, actions: tuple, outcome: tuple[str, str], error: str | None) -> MatchResult:
+        rules, reply = self.rules, self.reply
+        sent = [step["local"] for step in self.transcript["steps"]]
+        return MatchResult(
+            game=rules.spec, player=self.player.spec, opponent="gbot", seed=self.config.seed,
+            outcome=outcome[0], reason=outcome[1], score=rules.score(state) if error is None else 0.0,
+            counters=rules.counters(state), actions=list(actions), plies=len(actions),
+            duration_s=time.perf_counter() - self.started, player_s=self.player_s, opponent_s=0.0,
+            key=self.config.key, source="live",
+            server_score=reply.score if reply is not None and reply.game_over else None, error=error,
+            extra={"base_url": self.config.base_url, "sent": sent,
+                   "illegal_replies": len(self.transcript["illegal"]),
+                   "ambiguous_steps": self.tracker.ambiguous_steps,
+                   "requests": self.http.stats.to_dict()})
+
+    def _emit(self, status: str, error: str | None = None, result: MatchResult | None = None) -> None:
+        reply = self.reply
+        self.sink(Checkpoint(
+            key=self.config.key, game=self.rules.spec, seed=self.config.seed, player=self.player.spec,
+            server_state={"state": None if reply is None else reply.state, "transcript": self.transcript},
+            actions=[step["action"] for step in self.transcript["steps"]], status=status, error=error,
+            server_score=reply.score if reply is not None and reply.game_over else None, result=result))
+
+
+def play_live_game(config: LiveGameConfig, sink: Sink | None = None, limiter: Limiter | None = None,
+                   transcript: dict[str, Any] | None = None) -> MatchResult | None:
+    """Play one live game (or resume it from ``transcript``); see :class:`LiveGame`."""
+    return LiveGame(config, sink, limiter, transcript).run()
