@@ -95,6 +95,13 @@ ZOBRIST = np.random.default_rng(20260101).integers(-2**62, 2**62, size=(PIECES, 
 ZOBRIST_SIDE = np.int64(0x5DEECE66D1234567)
 
 
+def pack_key(key: tuple[int, ...]) -> tuple[int, int]:
+    """``(KEY_A, KEY_B)`` of a position key (13 cells, -1 if captured, then the side to move)."""
+    key_a = sum((cell + 1) << (6 * piece) for piece, cell in enumerate(key[:7]))
+    key_b = sum((cell + 1) << (6 * piece) for piece, cell in enumerate(key[7:13])) + (key[13] << 36)
+    return key_a, key_b
+
+
 @njit(cache=True, inline="always")
 def side_of(piece: int) -> int:
     return 0 if piece < FIRST_RAVEN else 1
@@ -109,8 +116,8 @@ def _key_shift(piece: int) -> int:
 def set_position(st: np.ndarray, cells: np.ndarray, side: int, ply: int, moves: int, status: int) -> None:
     """Fill ``st`` from piece cells and counters; derives the board, hash and key.
 
-    The repetition history is left empty (``HLEN`` 0); callers append keys
-    with ``push_key``.
+    The repetition history is left empty (``HLEN`` 0); callers copy recorded
+    keys into ``[HIST, ...)`` and set ``HLEN``.
     """
     st[:] = 0
     for cell in range(CELLS):
@@ -149,32 +156,19 @@ def set_position(st: np.ndarray, cells: np.ndarray, side: int, ply: int, moves: 
 
 
 @njit(cache=True)
-def push_key(st: np.ndarray, key_a: int, key_b: int) -> None:
-    """Append one recorded key to the repetition history."""
-    n = st[HLEN]
-    st[HIST + 2 * n] = key_a
-    st[HIST + 2 * n + 1] = key_b
-    st[HLEN] = n + 1
-
-
-@njit(cache=True)
 def initial(st: np.ndarray) -> None:
     """The start position, King's side to move, nothing recorded yet."""
     set_position(st, START_CELLS, 0, 0, 0, PLAYING)
 
 
 @njit(cache=True)
-def generate(st: np.ndarray, out: np.ndarray) -> int:
-    """Write the legal moves of the side to move as ``from * 64 + to`` into ``out``.
+def _scan(st: np.ndarray, side: int, out: np.ndarray, limit: int) -> int:
+    """Count (and write into ``out`` while it has room) up to ``limit`` legal moves of ``side``.
 
     Rook slides through empty cells; the empty throne is crossed by anyone
-    but only the King stops on it or on a corner. Returns the count (0 when
-    the game is over).
+    but only the King stops on it or on a corner.
     """
-    if st[STATUS] != PLAYING:
-        return 0
     count = 0
-    side = st[SIDE]
     first = 0 if side == 0 else FIRST_RAVEN
     last = FIRST_RAVEN if side == 0 else PIECES
     for piece in range(first, last):
@@ -186,28 +180,30 @@ def generate(st: np.ndarray, out: np.ndarray) -> int:
             cell = NEIGHBOUR[origin, direction]
             while cell >= 0 and st[cell] < 0:
                 if king or IS_SPECIAL[cell] == 0:
-                    out[count] = origin * 64 + cell
+                    if count < out.shape[0]:
+                        out[count] = origin * 64 + cell
                     count += 1
+                    if count >= limit:
+                        return count
                 cell = NEIGHBOUR[cell, direction]
     return count
 
 
 @njit(cache=True)
+def generate(st: np.ndarray, out: np.ndarray) -> int:
+    """Write the legal moves of the side to move as ``from * 64 + to`` into ``out``.
+
+    Returns the count (0 when the game is over).
+    """
+    if st[STATUS] != PLAYING:
+        return 0
+    return _scan(st, st[SIDE], out, MAX_MOVES)
+
+
+@njit(cache=True)
 def has_move(st: np.ndarray, side: int) -> bool:
     """Whether ``side`` has any legal move (step 7), without listing them."""
-    first = 0 if side == 0 else FIRST_RAVEN
-    last = FIRST_RAVEN if side == 0 else PIECES
-    for piece in range(first, last):
-        origin = st[PIECE + piece]
-        if origin < 0:
-            continue
-        for direction in range(4):
-            cell = NEIGHBOUR[origin, direction]
-            while cell >= 0 and st[cell] < 0:
-                if piece == KING or IS_SPECIAL[cell] == 0:
-                    return True
-                cell = NEIGHBOUR[cell, direction]
-    return False
+    return _scan(st, side, st[:0], 1) > 0
 
 
 @njit(cache=True)
@@ -258,6 +254,30 @@ def _place(st: np.ndarray, piece: int, origin: int, target: int) -> None:
 
 
 @njit(cache=True)
+def pinched(st: np.ndarray, landing: int, side: int, direction: int) -> int:
+    """The cell of the enemy that a piece of ``side`` on ``landing`` captures in ``direction``, or -1.
+
+    The neighbour must hold an enemy of the mover and the square beyond it a
+    piece of the mover's side, a corner, or the empty throne; the board edge
+    never captures.
+    """
+    neighbour = NEIGHBOUR[landing, direction]
+    if neighbour < 0:
+        return -1
+    enemy = st[neighbour]
+    if enemy < 0 or side_of(enemy) == side:
+        return -1
+    beyond = NEIGHBOUR[neighbour, direction]
+    if beyond < 0:
+        return -1
+    flanker = st[beyond]
+    if (flanker >= 0 and side_of(flanker) == side) or IS_CORNER[beyond] == 1 or (
+            beyond == THRONE and flanker < 0):
+        return neighbour
+    return -1
+
+
+@njit(cache=True)
 def make(st: np.ndarray, move: int, undo: np.ndarray) -> int:
     """Play a legal move (``from * 64 + to``) in place, resolving steps (1)-(7).
 
@@ -278,20 +298,10 @@ def make(st: np.ndarray, move: int, undo: np.ndarray) -> int:
     # (2) captures around the landing square, against the board right after the slide
     captured = 0
     for direction in range(4):
-        neighbour = NEIGHBOUR[target, direction]
-        if neighbour < 0:
-            continue
-        enemy = st[neighbour]
-        if enemy < 0 or side_of(enemy) == side:
-            continue
-        beyond = NEIGHBOUR[neighbour, direction]
-        if beyond < 0:
-            continue  # the board edge never captures
-        flanker = st[beyond]
-        if (flanker >= 0 and side_of(flanker) == side) or IS_CORNER[beyond] == 1 or (
-                beyond == THRONE and flanker < 0):
-            undo[3 + captured] = enemy
-            undo[6 + captured] = neighbour
+        enemy_cell = pinched(st, target, side, direction)
+        if enemy_cell >= 0:
+            undo[3 + captured] = st[enemy_cell]
+            undo[6 + captured] = enemy_cell
             captured += 1
     undo[2] = captured
     for i in range(captured):

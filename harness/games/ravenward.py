@@ -43,7 +43,7 @@ sorted by (from, to). Outcome reasons: ``escape``, ``ravens_no_moves``
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -72,6 +72,9 @@ class RavenwardState:
         reason: None while playing, else the outcome reason.
         history: the position keys recorded at step (5), oldest first; each
             key is the 13 cells followed by the side to move next.
+        packed: the same keys packed as the compiled core stores them (two
+            integers each), carried along so the fast path need not repack
+            the history on every call; not part of the value.
     """
 
     cells: tuple[int, ...]
@@ -80,6 +83,11 @@ class RavenwardState:
     moves: int
     reason: str | None
     history: tuple[tuple[int, ...], ...]
+    packed: tuple[int, ...] = field(default=(), compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if len(self.packed) != 2 * len(self.history):
+            object.__setattr__(self, "packed", tuple(v for key in self.history for v in core.pack_key(key)))
 
     @property
     def key(self) -> tuple[int, ...]:
@@ -96,37 +104,42 @@ class RavenwardState:
         return board
 
 
-def to_array(state: RavenwardState) -> np.ndarray:
-    """The compiled core's position array for ``state`` (history included)."""
+def to_array(state: RavenwardState, with_history: bool = True) -> np.ndarray:
+    """The compiled core's position array for ``state``.
+
+    Args:
+        state: a public state.
+        with_history: also load the repetition history (needed to apply a
+            move, not to list moves).
+    """
     st = np.empty(core.SIZE, dtype=np.int64)
     status = REASON_CODES[state.reason] if state.reason else core.PLAYING
     core.set_position(st, np.array(state.cells, dtype=np.int64), state.side, state.ply, state.moves, status)
-    for key in state.history:
-        core.push_key(st, *_pack(key))
+    if with_history and state.packed:
+        st[core.HIST:core.HIST + len(state.packed)] = state.packed
+        st[core.HLEN] = len(state.history)
     return st
 
 
-def _pack(key: tuple[int, ...]) -> tuple[int, int]:
-    key_a = sum((cell + 1) << (6 * piece) for piece, cell in enumerate(key[:7]))
-    key_b = sum((cell + 1) << (6 * piece) for piece, cell in enumerate(key[7:13])) + (key[13] << 36)
-    return key_a, key_b
-
-
-def from_array(st: np.ndarray, history: tuple[tuple[int, ...], ...]) -> RavenwardState:
-    """The public state of a core position array.
+def from_array(st: np.ndarray, previous: RavenwardState) -> RavenwardState:
+    """The public state of a core position array one move after ``previous``.
 
     Args:
         st: a core position array.
-        history: the keys recorded before; the array's newest key is appended
-            when it recorded one more.
+        previous: the state the move was played from; its history gains the
+            array's newest key when the move recorded one.
     """
-    cells = tuple(int(c) for c in st[core.PIECE:core.PIECE + core.PIECES])
+    cells = tuple(st[core.PIECE:core.PIECE + core.PIECES].tolist())
     side = int(st[core.SIDE])
-    if int(st[core.HLEN]) > len(history):
-        history = history + (cells + (side,),)
+    packed = previous.packed
+    if int(st[core.HLEN]) > len(previous.history):
+        history = previous.history + (cells + (side,),)
+        packed = packed + (int(st[core.KEY_A]), int(st[core.KEY_B]))
+    else:
+        history = previous.history
     status = int(st[core.STATUS])
     return RavenwardState(cells, side, int(st[core.PLY]), int(st[core.MOVES]),
-                          core.REASONS[status] or None, history)
+                          core.REASONS[status] or None, history, packed)
 
 
 def decode(move: int) -> Action:
@@ -142,8 +155,6 @@ class RavenwardRules:
 
     def __init__(self) -> None:
         self.config: dict[str, Any] = {}
-        self._moves = np.empty(core.MAX_MOVES, dtype=np.int64)
-        self._undo = np.empty(core.UNDO_SIZE, dtype=np.int64)
 
     @property
     def spec(self) -> str:
@@ -160,8 +171,9 @@ class RavenwardRules:
         """Every legal move of the side to move, sorted by (from, to); [] once over."""
         if state.reason is not None:
             return []
-        count = core.generate(to_array(state), self._moves)
-        return [decode(m) for m in sorted(self._moves[:count].tolist())]
+        moves = np.empty(core.MAX_MOVES, dtype=np.int64)   # per call: rules objects are shared
+        count = core.generate(to_array(state, with_history=False), moves)
+        return [{"type": "move", "from": m >> 6, "to": m & 63} for m in sorted(moves[:count].tolist())]
 
     def apply(self, state: RavenwardState, action: Action) -> RavenwardState:
         """The state after ``action`` resolved by steps (1)-(7); ``state`` is unchanged.
@@ -177,8 +189,8 @@ class RavenwardRules:
         if not core.is_legal(st, origin, target):
             raise IllegalAction(f"move {origin}->{target} is not legal for side {state.side}; "
                                 f"legal moves: {self._describe(state)}")
-        core.make(st, origin * 64 + target, self._undo)
-        return from_array(st, state.history)
+        core.make(st, origin * 64 + target, np.empty(core.UNDO_SIZE, dtype=np.int64))
+        return from_array(st, state)
 
     @staticmethod
     def _parse(action: Any) -> tuple[int, int]:
@@ -307,8 +319,8 @@ def make_state(cells: tuple[int, ...], *, side: int = 0, ply: int = 0, moves: in
         raise NotationError(f"side must be 0 or 1 and ply 0..60, got side={side}, ply={ply}")
     if reason is not None and reason not in REASON_CODES:
         raise NotationError(f"unknown reason {reason!r}; valid: {', '.join(REASON_CODES)}")
-    if len(history) > core.HIST_CAPACITY or any(len(k) != core.PIECES + 1 for k in history):
-        raise NotationError("history keys are 13 cells and the side to move, at most 64 of them")
+    if len(history) > ply or any(len(k) != core.PIECES + 1 for k in history):
+        raise NotationError("history keys are 13 cells and the side to move, one at most per ply played")
     return RavenwardState(cells, side, ply, moves, reason, tuple(tuple(k) for k in history))
 
 

@@ -39,7 +39,7 @@ from harness.games.ravenward import decode, to_array
 from players.features.ravenward import FEATURES, INDEX
 from players.search import SearchResult
 
-GBOT = {"default": {"depth": 4, "weights": {}}}
+GBOT = {"default": {"depth": 5, "weights": {}}}
 
 MAX_DEPTH = 64
 TT_BITS = 18
@@ -176,8 +176,9 @@ def _corner_line_open(st: np.ndarray, cell: int) -> int:
 
 
 @njit(cache=True, inline="always")
-def _pinchable(victims: np.int64, flankers: np.int64, targets: np.int64) -> np.int64:
-    """Victims with a flanker on one side of a line and a reachable empty square opposite."""
+def _pinch_pairs(flankers: np.int64, targets: np.int64):
+    """Cells with a flanker on one side and a target square opposite, per line orientation:
+    (flanker west, flanker east, flanker north, flanker south)."""
     east_f = (flankers << 1) & ~COL0 & FULL
     west_f = (flankers >> 1) & ~COL6
     east_t = (targets << 1) & ~COL0 & FULL
@@ -186,7 +187,14 @@ def _pinchable(victims: np.int64, flankers: np.int64, targets: np.int64) -> np.i
     north_f = flankers >> 7
     south_t = (targets << 7) & FULL
     north_t = targets >> 7
-    return victims & ((east_f & west_t) | (west_f & east_t) | (south_f & north_t) | (north_f & south_t))
+    return east_f & west_t, west_f & east_t, south_f & north_t, north_f & south_t
+
+
+@njit(cache=True, inline="always")
+def _pinchable(victims: np.int64, flankers: np.int64, targets: np.int64) -> np.int64:
+    """Victims with a flanker on one side of a line and a reachable empty square opposite."""
+    a, b, c, d = _pinch_pairs(flankers, targets)
+    return victims & (a | b | c | d)
 
 
 @njit(cache=True)
@@ -246,15 +254,7 @@ def evaluate(st: np.ndarray, weights: np.ndarray) -> float:
     raven_flank = ravens | hostile
     raven_targets = empty & raven_reach
     danger = 0
-    east_f = (raven_flank << 1) & ~COL0 & FULL
-    west_f = (raven_flank >> 1) & ~COL6
-    east_t = (raven_targets << 1) & ~COL0 & FULL
-    west_t = (raven_targets >> 1) & ~COL6
-    south_f = (raven_flank << 7) & FULL
-    north_f = raven_flank >> 7
-    south_t = (raven_targets << 7) & FULL
-    north_t = raven_targets >> 7
-    for pair in (east_f & west_t, west_f & east_t, south_f & north_t, north_f & south_t):
+    for pair in _pinch_pairs(raven_flank, raven_targets):
         if pair & king_bit:
             danger += 1
     defenders_threatened = _popcount(_pinchable(king_side & ~king_bit, raven_flank, raven_targets))
@@ -279,27 +279,22 @@ def evaluate(st: np.ndarray, weights: np.ndarray) -> float:
 
 @njit(cache=True)
 def _captures(st: np.ndarray, move: int) -> int:
-    """How many pieces ``move`` captures (for ordering); an escape counts as 10."""
+    """How many pieces ``move`` captures (for ordering); an escape counts as 10.
+
+    Read before the move: the square the mover leaves is never the enemy nor
+    the flanker of one of its captures (a flanker behind the landing square
+    would have blocked the slide), so the board before the slide gives the
+    same answer as the board after it.
+    """
     origin = move >> 6
     target = move & 63
     piece = st[origin]
-    side = core.side_of(piece)
     if piece == 0 and IS_CORNER[target] == 1:
         return 10
+    side = core.side_of(piece)
     count = 0
     for direction in range(4):
-        near = NEIGHBOUR[target, direction]
-        if near < 0:
-            continue
-        enemy = st[near]
-        if enemy < 0 or core.side_of(enemy) == side:
-            continue
-        beyond = NEIGHBOUR[near, direction]
-        if beyond < 0 or beyond == origin:
-            continue
-        flank = st[beyond]
-        if (flank >= 0 and core.side_of(flank) == side) or IS_CORNER[beyond] == 1 or (
-                beyond == core.THRONE and flank < 0):
+        if core.pinched(st, target, side, direction) >= 0:
             count += 1
     return count
 
@@ -561,9 +556,9 @@ def search(rules: Rules, state: State, weights: np.ndarray, *, depth: int | None
     started = time.monotonic()
     for iteration in range(1, max_depth + 1):
         budget = nodes if nodes is not None else 0
-        if deadline is not None:
+        if deadline is not None and iteration > 1:   # depth 1 always finishes: it costs a few nodes
             now = time.monotonic()
-            if iteration > 1 and now >= deadline:
+            if now >= deadline:
                 break
             rate = max(counters[0] / max(now - started, 1e-6), 1e5)
             timed = int(counters[0] + max(deadline - now, 0.0) * rate) + 1

@@ -14,7 +14,8 @@ from harness.errors import IllegalAction, NotationError
 from harness.games import load
 from harness.games import _ravenward_core as core
 from harness.games.ravenward import RavenwardState, make_state
-from harness.testing import check_rules
+from harness.envs import LocalEnv
+from harness.testing import check_env, check_rules
 
 RULES = load("ravenward")
 
@@ -60,7 +61,7 @@ def test_start_position_places_king_defenders_and_ravens_as_the_text_says():
 def test_perft_counts_from_the_start_are_golden():
     st = np.empty(core.SIZE, dtype=np.int64)
     core.initial(st)
-    assert [core.perft(st, depth) for depth in (1, 2, 3, 4)] == [24, 944, 23984, 975056]
+    assert [core.perft(st, depth) for depth in (1, 2, 3, 4, 5)] == [24, 944, 23984, 975056, 25728368]
 
 
 def test_legal_actions_are_sorted_by_from_then_to_and_both_sides_alternate():
@@ -344,9 +345,9 @@ def test_repetition_keys_are_by_piece_identity():
     key = after_move.key
     swapped = list(key)
     swapped[1], swapped[2] = swapped[2], swapped[1]    # same squares, defenders trade identities
-    twice_swapped = make_state(state.cells, side=0, history=(tuple(swapped), tuple(swapped)))
+    twice_swapped = make_state(state.cells, side=0, ply=2, moves=1, history=(tuple(swapped), tuple(swapped)))
     assert not RULES.is_terminal(move(twice_swapped, 40, 39))
-    twice_same = make_state(state.cells, side=0, history=(key, key))
+    twice_same = make_state(state.cells, side=0, ply=2, moves=1, history=(key, key))
     assert RULES.outcome(move(twice_same, 40, 39)) == ("draw", "repetition")
 
 
@@ -365,6 +366,21 @@ def test_the_win_score_pays_for_fast_escapes_with_max_zero(moves, bonus):
     after = move(state, 3, 6)
     assert RULES.counters(after)["moves"] == moves
     assert RULES.score(after) == 100 + 10 * 2 + 5 * 5 + bonus
+
+
+def test_every_win_beats_every_draw_and_every_draw_any_other_result():
+    def finished(reason, defenders, taken, moves):
+        king = {"escape": 0, "king_captured": -1}.get(reason, 8)
+        cells = (king, *range(9, 9 + defenders), *[-1] * (4 - defenders),
+                 *range(15, 15 + 8 - taken), *[-1] * taken)
+        return RULES.score(make_state(cells, side=1, ply=60, moves=moves, reason=reason))
+    wins = [finished("escape", d, t, m) for d in (0, 4) for t in (0, 7) for m in (1, 30)]
+    draws = [finished(r, d, t, 30) for r in ("repetition", "ply_limit") for d in (0, 4) for t in (0, 7)]
+    others = [finished(r, d, t, 30) for r in ("king_captured", "king_side_no_moves") for d in (0, 4)
+              for t in (0, 7)]
+    assert min(wins) == 100 and max(wins) == 100 + 40 + 35 + 48
+    assert max(draws) == 40 + 21 and min(draws) == 40 and max(others) == 21 and min(others) == 0
+    assert min(wins) > max(draws) and min(draws) > max(others)
 
 
 def test_score_bounds_cover_the_formula():
@@ -415,6 +431,8 @@ def test_state_from_json_rejects_bad_placements():
     good = RULES.state_to_json(RULES.initial_state())
     with pytest.raises(NotationError, match="only the King"):
         RULES.state_from_json(good | {"defenders": [0, 23, 25, 31]})
+    with pytest.raises(NotationError, match="per ply"):
+        RULES.state_from_json(good | {"history": [[24, 17, 23, 25, 31, 3, 10, 21, 22, 26, 27, 38, 45, 1]]})
 
 
 def test_render_and_notation_show_the_position():
@@ -426,6 +444,10 @@ def test_render_and_notation_show_the_position():
 
 def test_the_contract_suite_passes():
     check_rules(RULES, games=30, seed=3)
+
+
+def test_the_local_environment_replies_for_the_ravens_in_the_same_step():
+    check_env(LocalEnv("ravenward", "random"), seeds=range(4))
 
 
 def test_seeded_random_self_play_keeps_every_invariant():
@@ -628,3 +650,21 @@ def test_engine_matches_the_reference_from_crowded_hand_built_positions():
                 reference.play(*choice)
                 assert state.cells == tuple(-1 if p is None else p[0] * 7 + p[1] for p in reference.pieces)
             assert RULES.outcome(state) == reference.over and RULES.score(state) == reference.score()
+
+
+def _reference_perft(reference: Reference, depth: int) -> int:
+    legal = reference.legal()
+    if depth == 1:
+        return len(legal)
+    total = 0
+    for origin, target in legal:
+        child = Reference(reference.key()[:13], reference.side, reference.ply, reference.moves,
+                          reference.recorded)
+        child.play(origin, target)
+        total += _reference_perft(child, depth - 1)
+    return total
+
+
+def test_the_reference_reading_confirms_the_golden_perft_counts():
+    start = RULES.initial_state()
+    assert [_reference_perft(Reference(start.cells, 0, 0, 0), depth) for depth in (1, 2, 3)] == [24, 944, 23984]
