@@ -86,7 +86,7 @@ def monotonic_ns(typingctx):  # noqa: ARG001
     return signature, codegen
 
 
-@njit(inline="always")
+@njit
 def _line_moves(player, runs, shift):
     """Empty-or-not cells that close a run of ``runs`` cells from ``player`` along ``shift``, both ways."""
     forward = runs & (player << shift)
@@ -104,7 +104,7 @@ def _line_moves(player, runs, shift):
     return (forward << shift) | (backward >> shift)
 
 
-@njit(inline="always")
+@njit
 def moves(player, opponent):
     """Mask of the legal placements of ``player``: empty cells that flip at least one disc.
 
@@ -119,7 +119,7 @@ def moves(player, opponent):
     return found & ~(player | opponent)
 
 
-@njit(inline="always")
+@njit
 def _ray_up(player, opponent, start, shift, mask):
     """Discs flipped along one ray towards higher bits (``<< shift``), 0 if the ray is not closed."""
     run = ZERO
@@ -132,7 +132,7 @@ def _ray_up(player, opponent, start, shift, mask):
     return ZERO
 
 
-@njit(inline="always")
+@njit
 def _ray_down(player, opponent, start, shift, mask):
     """Discs flipped along one ray towards lower bits (``>> shift``), 0 if the ray is not closed."""
     run = ZERO
@@ -145,7 +145,7 @@ def _ray_down(player, opponent, start, shift, mask):
     return ZERO
 
 
-@njit(inline="always")
+@njit
 def flips(player, opponent, square):
     """Mask of the opponent discs a placement of ``player`` on ``square`` flips, in all eight directions.
 
@@ -189,7 +189,7 @@ def play(player, opponent, square):
     return mover, other, moves(other, mover), moves(mover, other)
 
 
-@njit(inline="always")
+@njit
 def next_random(state):
     """xorshift64*: the next generator state and a 64-bit output (deterministic, seedable)."""
     state ^= state >> np.uint64(12)
@@ -198,7 +198,7 @@ def next_random(state):
     return state, state * U64(0x2545F4914F6CDD1D)
 
 
-@njit(inline="always")
+@njit
 def seed_random(seed):
     """A non-zero generator state from any seed (splitmix64 finaliser)."""
     value = U64(seed) + U64(0x9E3779B97F4A7C15)
@@ -210,7 +210,7 @@ def seed_random(seed):
     return value
 
 
-@njit(inline="always")
+@njit
 def nth_bit(mask, index):
     """Index of the ``index``-th (from 0) set bit of ``mask``."""
     for _ in range(index):
@@ -218,7 +218,7 @@ def nth_bit(mask, index):
     return lowest_bit(mask)
 
 
-@njit(inline="always")
+@njit
 def _playout(player, opponent, random_state):
     """Play uniformly random placements (and forced passes) to the end.
 

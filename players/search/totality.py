@@ -97,19 +97,19 @@ EDGE_LINES = np.array([ROW_TOP, ROW_BOTTOM, COL_LEFT, COL_RIGHT], dtype=np.uint6
  W_DISCS_LATE, W_POSITIONAL) = range(11)
 
 
-@njit(inline="always")
+@njit
 def _count(mask):
     return np.int64(popcount(mask))
 
 
-@njit(inline="always")
+@njit
 def _neighbours(mask):
     """Cells next to (in the eight directions) any cell of ``mask``, including ``mask`` itself."""
     row = mask | ((mask << S1) & NOT_COL_0) | ((mask >> S1) & NOT_COL_7)
     return row | (row << S8) | (row >> S8)
 
 
-@njit(inline="always")
+@njit
 def _edge_run(discs, start, shift, upward):
     """Cells of ``discs`` from ``start`` along an edge without a gap (start excluded), 7 steps at most."""
     run = ZERO
@@ -123,7 +123,7 @@ def _edge_run(discs, start, shift, upward):
     return run
 
 
-@njit(inline="always")
+@njit
 def _stable(discs, occupied):
     """Discs that can never flip: edge runs from an owned corner, and discs on a full edge."""
     stable = ZERO
@@ -144,7 +144,7 @@ def _stable(discs, occupied):
     return _count(stable)
 
 
-@njit(inline="always")
+@njit
 def _features(player, opponent, out):
     """Fill ``out`` with every feature (mine minus theirs, from the side to move)."""
     occupied = player | opponent
@@ -183,7 +183,7 @@ def feature_values(player, opponent):
     return out
 
 
-@njit(inline="always")
+@njit
 def _evaluate(player, opponent, weights, scratch):
     _features(player, opponent, scratch)
     value = 0.0
@@ -193,7 +193,7 @@ def _evaluate(player, opponent, weights, scratch):
     return min(max(value, -limit), limit)
 
 
-@njit(inline="always")
+@njit
 def terminal_value(player, opponent):
     """A finished game from the mover's view: +-DECIDED plus the disc lead, 0 for a draw."""
     lead = _count(player) - _count(opponent)
@@ -204,7 +204,7 @@ def terminal_value(player, opponent):
     return 0.0
 
 
-@njit(inline="always")
+@njit
 def _slot(player, opponent, mask):
     mixed = player * np.uint64(0x9E3779B97F4A7C15) ^ opponent * np.uint64(0xC2B2AE3D27D4EB4F)
     mixed ^= mixed >> np.uint64(29)

@@ -10,7 +10,9 @@
   (``legal_actions`` / ``apply_action`` / ``is_terminal``), the reference, and
   ``ratio_vs_anchor`` = fast path / anchor;
 - ``perft``: counts from the start to depth 10 (published Othello table) and
-  ``perft_nodes_per_s`` (leaves per second over depths 9 and 10).
+  ``perft_nodes_per_s`` (leaves per second over depths 9 and 10);
+- ``search_nodes_per_s``: the compiled alpha-beta at default weights on
+  eight seeded positions with 40 empty cells, and the depth each reached.
 
 Run: ``scripts/bench_engines.py totality --json``.
 """
@@ -102,6 +104,28 @@ def perft_figures() -> dict:
             "perft_nodes_per_s": round((counts[8] + counts[9]) / elapsed)}
 
 
+def search_figures(seconds: float) -> dict:
+    """Alpha-beta nodes per second at default weights on seeded midgame positions (one core)."""
+    from players.features import weight_vector
+    from players.search.totality import search
+    rules, weights = load("totality"), weight_vector("totality")
+    positions = []
+    for seed in range(8):
+        rng, state = random.Random(seed), rules.initial_state()
+        while rules.counters(state)["empty"] > 40 or not state.legal:
+            state = rules.apply(state, rng.choice(rules.legal_actions(state)))
+        positions.append(state)
+    search(rules, positions[0], weights, depth=1)  # loaded from the cache
+    nodes, depths, started = 0, [], time.perf_counter()
+    per_position = seconds / len(positions)
+    for state in positions:
+        result = search(rules, state, weights, deadline=time.monotonic() + per_position, endgame=0)
+        nodes += result.nodes
+        depths.append(result.depth)
+    return {"search_nodes_per_s": round(nodes / (time.perf_counter() - started)),
+            "search_depths_in_%gs" % round(per_position, 3): depths}
+
+
 def run(seconds: float = 3.0, rounds: int = 3) -> dict:
     """All figures as one dict (printed as one JSON line by ``scripts/bench_engines.py``).
 
@@ -126,4 +150,5 @@ def run(seconds: float = 3.0, rounds: int = 3) -> dict:
         "public_ratio_vs_anchor": None if anchor is None else round(public / anchor, 2),
     }
     result.update(perft_figures())
+    result.update(search_figures(seconds))
     return result
