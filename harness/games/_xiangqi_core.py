@@ -224,6 +224,16 @@ def in_check(board, plist, side):
 
 
 @njit(cache=True)
+def _add_step(board, side, fr, to, moves, n):
+    """Append ``fr -> to`` if ``to`` is empty or holds an enemy piece; returns the new count."""
+    c = COLOR[board[to]]
+    if c == 2 or c == 1 - side:
+        moves[n] = (fr << 8) | to
+        n += 1
+    return n
+
+
+@njit(cache=True)
 def generate(board, plist, side, moves):
     """Write every pseudo-legal move of ``side`` into ``moves``; returns how many.
 
@@ -261,48 +271,30 @@ def generate(board, plist, side, moves):
             for k in range(8):
                 if board[fr + HORSE_LEG[k]] == 0:
                     to = fr + HORSE_JUMP[k]
-                    c = COLOR[board[to]]
-                    if c == 2 or c == 1 - side:
-                        moves[n] = (fr << 8) | to
-                        n += 1
+                    n = _add_step(board, side, fr, to, moves, n)
         elif kind == SOLDIER:
             to = fr + FORWARD[side]
-            c = COLOR[board[to]]
-            if c == 2 or c == 1 - side:
-                moves[n] = (fr << 8) | to
-                n += 1
+            n = _add_step(board, side, fr, to, moves, n)
             if not OWN_HALF[side, fr]:
                 for d in (WEST, EAST):
                     to = fr + d
-                    c = COLOR[board[to]]
-                    if c == 2 or c == 1 - side:
-                        moves[n] = (fr << 8) | to
-                        n += 1
+                    n = _add_step(board, side, fr, to, moves, n)
         elif kind == ELEPHANT:
             for k in range(4):
                 eye = fr + DIAGONAL[k]
                 to = eye + DIAGONAL[k]
                 if board[eye] == 0 and OWN_HALF[side, to]:
-                    c = COLOR[board[to]]
-                    if c == 2 or c == 1 - side:
-                        moves[n] = (fr << 8) | to
-                        n += 1
+                    n = _add_step(board, side, fr, to, moves, n)
         elif kind == ADVISOR:
             for k in range(4):
                 to = fr + DIAGONAL[k]
                 if IN_PALACE[side, to]:
-                    c = COLOR[board[to]]
-                    if c == 2 or c == 1 - side:
-                        moves[n] = (fr << 8) | to
-                        n += 1
+                    n = _add_step(board, side, fr, to, moves, n)
         else:  # GENERAL
             for k in range(4):
                 to = fr + ORTHOGONAL[k]
                 if IN_PALACE[side, to]:
-                    c = COLOR[board[to]]
-                    if c == 2 or c == 1 - side:
-                        moves[n] = (fr << 8) | to
-                        n += 1
+                    n = _add_step(board, side, fr, to, moves, n)
             d = FORWARD[side]
             to = fr + d
             while board[to] == 0:
@@ -311,6 +303,45 @@ def generate(board, plist, side, moves):
                 moves[n] = (fr << 8) | to
                 n += 1
     return n
+
+
+@njit(cache=True)
+def may_expose(move, king, checked):
+    """Whether ``move`` could leave its own general (on ``king``) attacked, so needs testing.
+
+    A move that is not by the general, does not start or end on the
+    general's row or file (lines of chariots, cannons and the other
+    general, and cannon screens), and does not leave a point diagonally next
+    to the general (a horse's leg) cannot expose it, unless it is already
+    in check.
+    """
+    if checked:
+        return True
+    fr = move >> 8
+    to = move & 255
+    if fr == king:
+        return True
+    row, col = ROW_OF_SQUARE[king], COL_OF_SQUARE[king]
+    if ROW_OF_SQUARE[fr] == row or COL_OF_SQUARE[fr] == col or ROW_OF_SQUARE[to] == row or COL_OF_SQUARE[to] == col:
+        return True
+    d = fr - king
+    return d == NORTH + WEST or d == NORTH + EAST or d == SOUTH + WEST or d == SOUTH + EAST
+
+
+@njit(cache=True)
+def make_legal(board, slot_of, plist, st, move, king, checked, pseudo):
+    """Play ``move`` if it is legal and return its undo word; else leave the position and return -1.
+
+    ``king`` is the mover's general and ``checked`` whether it is in check
+    before the move (see ``may_expose``); with ``pseudo`` every move is legal.
+    """
+    side = st[SIDE]
+    test = (not pseudo) and may_expose(move, king, checked)
+    undo = make(board, slot_of, plist, st, move)
+    if test and is_attacked(board, plist[side * 16], side):
+        unmake(board, slot_of, plist, st, move, undo)
+        return -1
+    return undo
 
 
 @njit(cache=True)
@@ -325,14 +356,18 @@ def generate_legal(board, slot_of, plist, st, moves, pseudo):
     n = generate(board, plist, side, moves)
     if pseudo:
         return n
+    king = plist[side * 16]
+    checked = is_attacked(board, king, side)
     kept = 0
     for i in range(n):
         m = moves[i]
-        undo = make(board, slot_of, plist, st, m)
-        if not is_attacked(board, plist[side * 16], side):
-            moves[kept] = m
-            kept += 1
-        unmake(board, slot_of, plist, st, m, undo)
+        if may_expose(m, king, checked):
+            undo = make_legal(board, slot_of, plist, st, m, king, checked, False)
+            if undo < 0:
+                continue
+            unmake(board, slot_of, plist, st, m, undo)
+        moves[kept] = m
+        kept += 1
     return kept
 
 
@@ -383,13 +418,13 @@ def random_move(board, slot_of, plist, st, moves, pseudo, rng):
     """
     side = st[SIDE]
     n = generate(board, plist, side, moves)
+    king = plist[side * 16]
+    checked = (not pseudo) and is_attacked(board, king, side)
     while n > 0:
         i = next_random(rng) % n
         m = moves[i]
-        undo = make(board, slot_of, plist, st, m)
-        if pseudo or not is_attacked(board, plist[side * 16], side):
+        if make_legal(board, slot_of, plist, st, m, king, checked, pseudo) >= 0:
             return m
-        unmake(board, slot_of, plist, st, m, undo)
         moves[i] = moves[n - 1]
         n -= 1
     return -1

@@ -36,11 +36,12 @@ Readings of the rules text (``Design``, ``Finish``) chosen where it leaves room:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from numbers import Integral
 from typing import Any
 
 import numpy as np
 
-from harness.errors import IllegalAction, NotationError
+from harness.errors import IllegalAction, NotationError, UnknownGame
 from harness.games import Action, Outcome, canonical_spec
 from harness.games import _xiangqi_core as core
 
@@ -96,10 +97,10 @@ def action_index(action: Any) -> int:
     for key in ("from", "to"):
         point = action[key]
         if (not isinstance(point, (list, tuple)) or len(point) != 2
-                or not all(isinstance(x, int) and not isinstance(x, bool) for x in point)
+                or not all(isinstance(x, Integral) and not isinstance(x, bool) for x in point)
                 or not (0 <= point[0] < ROWS and 0 <= point[1] < COLS)):
             raise IllegalAction(f"{key} must be [row 0..9, column 0..8], got {point!r}")
-        index = index * 90 + point[0] * COLS + point[1]
+        index = index * 90 + int(point[0]) * COLS + int(point[1])
     return index
 
 
@@ -160,9 +161,9 @@ class XiangqiRules:
 
     def __init__(self, seat: str = "red", legality: str = "strict") -> None:
         if seat not in SIDES:
-            raise NotationError(f"seat must be red or black, got {seat!r}")
+            raise UnknownGame(f"xiangqi seat must be red or black, got {seat!r}")
         if legality not in ("strict", "pseudo"):
-            raise NotationError(f"legality must be strict or pseudo, got {legality!r}")
+            raise UnknownGame(f"xiangqi legality must be strict or pseudo, got {legality!r}")
         self.config = {"seat": seat, "legality": legality}
         self.user_side = SIDES.index(seat)
         self.pseudo = legality == "pseudo"
@@ -228,6 +229,33 @@ class XiangqiRules:
             raise NotationError(f"FEN {fen!r}: the side not to move is in check, which strict "
                                 f"legality never allows")
         return self._settle(cells, side, 2 * (fullmove - 1) + side, halfmove)
+
+    def from_marks(self, board: list[dict[str, str]], side: int, ply: int = 0, halfmove: int = 0) -> XiangqiState:
+        """The state of a platform board: 90 squares row by row, each ``{"mark", "side"}``.
+
+        This is ``summary.board`` of the live API (an empty square has an
+        empty mark and side); ``side`` is the seat to move and ``ply`` the
+        plies played so far, which the board alone does not tell.
+
+        Raises:
+            NotationError: not 90 squares, an unknown mark or side, or a
+                position that cannot be held (see ``from_fen``).
+        """
+        if not isinstance(board, list) or len(board) != ROWS * COLS:
+            raise NotationError(f"a platform board is a list of 90 squares, got {type(board).__name__}")
+        cells = bytearray()
+        for index, square in enumerate(board):
+            mark, owner = square.get("mark") or "", square.get("side") or ""
+            if not mark and not owner:
+                cells.append(0)
+                continue
+            if owner not in SIDES or mark not in MARKS[SIDES.index(owner)]:
+                raise NotationError(f"square {index}: {mark!r} of side {owner!r} is not a piece; "
+                                    f"red marks {''.join(MARKS[0])}, black marks {''.join(MARKS[1])}")
+            code = SIDES.index(owner)
+            cells.append(code * 8 + MARKS[code].index(mark))
+        fen = f"{_write_board(bytes(cells))} {'wb'[side]} - - {halfmove} {ply // 2 + 1}"
+        return self.from_fen(fen)
 
     def to_fen(self, state: XiangqiState) -> str:
         """The standard xiangqi FEN of a state (``w``/``b``, ``- -``, halfmove, fullmove)."""

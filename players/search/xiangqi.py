@@ -8,9 +8,10 @@ the platform's result: the side to move with no legal move, or without its
 general (pseudo legality), has lost; a position at the 120-ply limit is a
 draw (0). Wins are worth ``WIN - ply`` so shorter wins are preferred.
 
-Depth and node limits are deterministic; a deadline (``time.monotonic()``)
-is checked every 1024 nodes for live play. Ties at the root are broken by
-shuffling the root moves with the seed before the first iteration.
+Depth and node limits are deterministic; a deadline (``time.monotonic()``,
+live play) becomes a node budget per iteration from the speed measured so
+far. Ties at the root are broken by shuffling the root moves with the seed
+before the first iteration.
 """
 
 from __future__ import annotations
@@ -24,8 +25,8 @@ from harness.errors import IllegalAction
 from harness.games import Rules, State
 from harness.games import _xiangqi_core as core
 from harness.games._xiangqi_core import (ADVISOR, CANNON, CHARIOT, ELEPHANT, GENERAL, HASH, HORSE,
-                                         INDEX_OF_SQUARE, MAX_MOVES, NSQ, OWN_HALF, SIDE, SOLDIER, generate, generate_legal,
-                                         is_attacked, make, unmake)
+                                         INDEX_OF_SQUARE, MAX_MOVES, NSQ, OWN_HALF, SIDE, SOLDIER, generate,
+                                         generate_legal, is_attacked, make, make_legal, unmake)
 from harness.games.xiangqi import MOVE_LIMIT
 from players.features.xiangqi import FEATURES
 from players.search import SearchResult
@@ -176,11 +177,11 @@ def quiesce(board, slot_of, plist, st, alpha, beta, ply, weights, info, move_buf
             scores[kept] = ORDER_VALUE[victim & 7] * 16 - ORDER_VALUE[board[m >> 8] & 7]
             kept += 1
     legal = 0
+    king = plist[side * 16]
     for i in range(kept):
         m = _pick(moves, scores, i, kept)
-        undo = make(board, slot_of, plist, st, m)
-        if not pseudo and is_attacked(board, plist[side * 16], side):
-            unmake(board, slot_of, plist, st, m, undo)
+        undo = make_legal(board, slot_of, plist, st, m, king, checked, pseudo)
+        if undo < 0:
             continue
         legal += 1
         value = -quiesce(board, slot_of, plist, st, -beta, -alpha, ply + 1, weights, info,
@@ -232,11 +233,12 @@ def negamax(board, slot_of, plist, st, depth, alpha, beta, ply, weights, info, m
     original_alpha = alpha
     best = -INFINITY
     legal = 0
+    king = plist[side * 16]
+    checked = (not pseudo) and is_attacked(board, king, side)
     for i in range(n):
         m = _pick(moves, scores, i, n)
-        undo = make(board, slot_of, plist, st, m)
-        if not pseudo and is_attacked(board, plist[side * 16], side):
-            unmake(board, slot_of, plist, st, m, undo)
+        undo = make_legal(board, slot_of, plist, st, m, king, checked, pseudo)
+        if undo < 0:
             continue
         legal += 1
         value = -negamax(board, slot_of, plist, st, depth - 1, -beta, -alpha, ply + 1, weights, info,
@@ -379,7 +381,7 @@ def search(rules: Rules, state: State, weights: np.ndarray, *, depth: int | None
             started, left = time.monotonic(), deadline - time.monotonic()
             if left <= 0 and level > 1:
                 break
-            budget = info[0] + max(1000, int(rate * left))
+            budget = info[0] + max(1000, int(0.9 * rate * left))
             info[1] = budget if nodes is None else min(budget, nodes)
             before = info[0]
             found, done = _iterate(position, root_moves, level, level, *common)
@@ -387,7 +389,7 @@ def search(rules: Rules, state: State, weights: np.ndarray, *, depth: int | None
                 value = found
             completed = max(completed, done)
             elapsed = time.monotonic() - started
-            if elapsed > 0.005:
+            if info[0] - before >= 20_000 and elapsed > 0:  # small iterations measure call overhead
                 rate = (info[0] - before) / elapsed
             if info[2] != 0 or done < level or abs(value) >= WIN - MAX_PLY:
                 break
@@ -401,8 +403,7 @@ def search(rules: Rules, state: State, weights: np.ndarray, *, depth: int | None
 def rollout(rules: Rules, state: State, seed: int) -> tuple[str, float]:
     """Random play to the end of the game on the fast path; the user's (result, score)."""
     if not rules.is_terminal(state):
-        cells = np.array(state.array(), dtype=np.int64)
-        winner = core.playouts(cells, state.side, 1, MOVE_LIMIT - state.ply, rules.pseudo, seed)[:3].argmax()
+        winner = core.playouts(state.array(), state.side, 1, MOVE_LIMIT - state.ply, rules.pseudo, seed)[:3].argmax()
         if winner == 2:
             return "draw", 1.0
         return ("win", 1.0) if winner == rules.user_side else ("loss", 0.0)

@@ -10,6 +10,9 @@ Every figure is measured in the same run on the same machine:
   published 133312995, when the time allows, else depth 4).
 * ``movegen_per_s``: legal-move generations per second over positions from
   random games.
+* ``search_nodes_per_s``: the alpha-beta of ``players.search.xiangqi`` at
+  depth 5 over twelve seeded middlegame positions (``search_nodes_per_cpu_s``
+  by process time, which other load on the machine does not dilute).
 * ``cchess_playouts_per_s`` and ``pyffish_playouts_per_s``: the same random
   games (240-ply cap) with those packages' own move generators.
 """
@@ -40,7 +43,7 @@ def _rate(step, seconds: float) -> tuple[float, int]:
 
 def fast_playouts(seconds: float) -> dict[str, float]:
     rules = load("xiangqi")
-    cells = np.array(rules.initial_state().array(), dtype=np.int64)
+    cells = rules.initial_state().array()
     core.playouts(cells, 0, 1, CAP, False, 0)  # compile or load from the cache
     seeds = iter(range(1, 10**9))
     plies = []
@@ -79,7 +82,7 @@ def perft(seconds: float) -> dict[str, Any]:
     nodes = core.perft(*position, 4, buffers, 0)
     elapsed = time.perf_counter() - started
     depth = 4
-    if elapsed * 45 < max(seconds, 1.0) * 4:  # depth 5 is ~40x depth 4
+    if elapsed * 40 <= 5 * seconds:  # depth 5 costs about 40x depth 4: run it if it fits in 5x seconds
         started = time.perf_counter()
         nodes = core.perft(*position, 5, buffers, 0)
         elapsed = time.perf_counter() - started
@@ -102,6 +105,29 @@ def movegen(seconds: float) -> dict[str, float]:
     rate, _ = _rate(lambda: len(positions) * 20 * (core.generation_count(positions, side_array, 20, False) > 0),
                     seconds)
     return {"movegen_per_s": rate}
+
+
+def search_speed(seconds: float) -> dict[str, float]:
+    from players.features import weight_vector
+    from players.search.xiangqi import search
+    rules, weights = load("xiangqi"), weight_vector("xiangqi")
+    rng = random.Random(7)
+    states = []
+    while len(states) < 12:
+        state = rules.initial_state()
+        for _ in range(rng.randrange(6, 40)):
+            if rules.is_terminal(state):
+                break
+            state = rules.apply(state, rng.choice(rules.legal_actions(state)))
+        if not rules.is_terminal(state):
+            states.append(state)
+    search(rules, states[0], weights, depth=2)  # compile or load from the cache
+    nodes, cpu, wall = 0, time.process_time(), time.perf_counter()
+    while time.perf_counter() - wall < seconds or nodes == 0:
+        for state in states:
+            nodes += search(rules, state, weights, depth=5).nodes
+    return {"search_nodes_per_s": nodes / (time.perf_counter() - wall),
+            "search_nodes_per_cpu_s": nodes / (time.process_time() - cpu)}
 
 
 def cchess_playouts(seconds: float) -> dict[str, float]:
@@ -143,7 +169,8 @@ def pyffish_playouts(seconds: float) -> dict[str, float]:
 def run(seconds: float) -> dict[str, Any]:
     """Measure everything for about ``seconds`` each; returns one flat dict."""
     result: dict[str, Any] = {"game": "xiangqi"}
-    for measure in (fast_playouts, public_playouts, perft, movegen, cchess_playouts, pyffish_playouts):
+    for measure in (fast_playouts, public_playouts, perft, movegen, search_speed, cchess_playouts,
+                    pyffish_playouts):
         result.update(measure(seconds))
     for reference in ("cchess", "pyffish"):
         base = result[f"{reference}_playouts_per_s"]

@@ -276,6 +276,20 @@ def test_illegal_or_malformed_actions_raise_illegal_action(action):
     assert STRICT.to_fen(state) == START_FEN
 
 
+def test_platform_board_of_marks_reads_into_the_same_state():
+    state = play(STRICT, STRICT.initial_state(), ((7, 1), (7, 4)), ((0, 1), (2, 2)))
+    board = [{"mark": "", "side": ""} for _ in range(90)]
+    for index, code in enumerate(state.cells):
+        if code:
+            side = "red" if code < 8 else "black"
+            board[index] = {"mark": "帥仕相馬車炮兵將士象馬車砲卒"[(code & 7) - 1 + (7 if code > 8 else 0)],
+                            "side": side}
+    assert STRICT.from_marks(board, side=0, ply=2, halfmove=2) == state
+    board[0] = {"mark": "帥", "side": "black"}
+    with pytest.raises(NotationError):
+        STRICT.from_marks(board, side=0, ply=2)
+
+
 def test_render_shows_the_platform_marks_with_sides_or_fen_letters():
     text = STRICT.render(STRICT.initial_state())
     assert "車b馬b象b士b將b士b象b馬b車b" in text and "車r馬r相r仕r帥r仕r相r馬r車r" in text
@@ -401,3 +415,29 @@ TRICKY = [
 @pytest.mark.parametrize("fen", TRICKY)
 def test_legal_moves_agree_with_pyffish_on_tricky_positions(fen):
     assert our_moves(STRICT.from_fen(fen)) == pyffish_moves(fen)
+
+
+# Golden playthroughs: seeded random games through the public protocol, their
+# final positions and results stored. Any change to the rules shows up here.
+GOLDEN = [
+    (1, "1n1ak2nr/c1N1a4/9/7cp/2b1C1p2/2p6/p1P5P/3A4B/3R3CR/2B2K3 b - - 7 46", "no_legal_moves", (1, 2)),
+    (2, "3a1n3/9/2Nk4b/4p1P2/1R4b1p/p4p3/2P3RrP/8B/N3K4/2B6 w - - 11 61", "move_limit", (1, 1)),
+]
+
+
+@pytest.mark.parametrize("seed,fen,reason,ranks", GOLDEN)
+def test_golden_random_playthroughs(seed, fen, reason, ranks):
+    rng = random.Random(seed)
+    state = STRICT.initial_state()
+    while not STRICT.is_terminal(state):
+        state = STRICT.apply(state, rng.choice(STRICT.legal_actions(state)))
+    assert (STRICT.to_fen(state), state.reason, state.ranks) == (fen, reason, ranks)
+
+
+def test_make_rules_refuses_an_unknown_seat_or_legality():
+    from harness.errors import UnknownGame
+    from harness.games.xiangqi import make_rules
+    with pytest.raises(UnknownGame):
+        make_rules(seat="green")
+    with pytest.raises(UnknownGame):
+        make_rules(legality="loose")
