@@ -31,6 +31,7 @@ import time
 from dataclasses import dataclass
 
 from rich.console import Console
+from rich.progress import MofNCompleteColumn, Progress
 from rich.table import Table
 from scipy import stats
 
@@ -124,9 +125,13 @@ def evaluate(rows: list[Row], matches: int, workers: int) -> list[dict]:
     specs = [(index, MatchSpec(row.game, row.player, row.opponent, seed, OPENING_PLIES))
              for index, row in enumerate(rows) for seed in range(matches)]
     results: dict[int, list[MatchResult]] = {index: [] for index in range(len(rows))}
-    with multiprocessing.get_context("fork").Pool(workers) as pool:
+    progress = Progress(*Progress.get_default_columns(), MofNCompleteColumn(), console=Console(stderr=True),
+                        transient=True)
+    with progress, multiprocessing.get_context("fork").Pool(workers) as pool:
+        task = progress.add_task("matches", total=len(specs))
         for index, result in pool.imap_unordered(_play, specs, chunksize=4):
             results[index].append(result)
+            progress.advance(task)
     return [{"label": row.label, "game": row.game, "player": row.player, "opponent": row.opponent,
              **summarise(results[index])} for index, row in enumerate(rows)]
 
