@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Strength of the players per game over seeded matches, printed as a rich table.
 
-Usage: scripts/eval_players.py [--matches N] [--workers W] [--json] [GAME ...]
+Usage: scripts/eval_players.py [--matches N] [--workers W] [--json | --markdown] [GAME ...]
 
 Rows per game (default: every game with a compiled search; Totality at both
 levels, Chinese chess in both seats):
@@ -161,6 +161,19 @@ def render(summaries: list[dict], depths: list[dict], matches: int, budget: floa
     console.print(limits)
 
 
+def markdown(summaries: list[dict], depths: list[dict], budget: float) -> str:
+    """The same two tables in Markdown, for the documentation, with the reference rows' specs."""
+    lines = ["| game | row | mean score [95% CI] | W/D/L | s/move |", "|---|---|---|---|---|"]
+    lines += [f"| {r['game']} | {r['label']} | {r['mean']:.1f} [{r['low']:.1f}, {r['high']:.1f}] | "
+              f"{r['win']}/{r['draw']}/{r['loss']} | {r['s_per_move']:.3f} |" for r in summaries]
+    lines += [""] + [f"- {r['game']} {r['label']}: `{r['player']}`" for r in summaries
+                     if r["label"].startswith("reference")]
+    lines += ["", f"| game | deepest depth under {budget:g} s per move | slowest move at that depth (s) "
+                  "| node limit for the same budget |", "|---|---|---|---|"]
+    lines += [f"| {r['game']} | {r['depth']} | {r['slowest_s']:.2f} | {r['nodes']:,} |" for r in depths]
+    return "\n".join(lines)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("games", nargs="*", help="game specs (default: every seat of every game with a search)")
@@ -168,6 +181,7 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=2, help="worker processes")
     parser.add_argument("--budget", type=float, default=2.0, help="seconds per move for the depth limit")
     parser.add_argument("--json", action="store_true", help="print one JSON line instead of tables")
+    parser.add_argument("--markdown", action="store_true", help="print Markdown tables instead")
     args = parser.parse_args()
     games = args.games or [seat for name in searches.available() for seat in SEATS[name]]
     rows = [row for game in games for row in rows_for(game)]
@@ -175,6 +189,8 @@ def main() -> int:
     depths = [depth_under(game, args.budget) for game in dict.fromkeys(load_game(g).name for g in games)]
     if args.json:
         print(json.dumps({"matches": args.matches, "rows": summaries, "limits": depths}))
+    elif args.markdown:
+        print(markdown(summaries, depths, args.budget))
     else:
         render(summaries, depths, args.matches, args.budget)
     return 0
