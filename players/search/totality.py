@@ -50,6 +50,7 @@ PASS_MOVE = 64
 DECIDED = 1.0e6
 INFINITY = 1.0e12
 EXACT_DEPTH = 200  # a depth no game can exhaust: the search runs to the end
+EXACT_TABLE_EMPTIES = 5  # the solver skips the table this close to the end: probing costs more than it saves
 MAX_PLY = 140  # at most 60 placements and a pass before each, plus slack
 MAX_MOVES = 64
 MAX_TABLE_BITS = 18  # 2**18 entries, about 8 MB
@@ -95,6 +96,7 @@ EDGE_LINES = np.array([ROW_TOP, ROW_BOTTOM, COL_LEFT, COL_RIGHT], dtype=np.uint6
 # Feature indices, in players.features.totality.FEATURES order.
 (W_MOBILITY, W_POTENTIAL, W_FRONTIER, W_CORNERS, W_X, W_C, W_STABILITY, W_EDGES, W_PARITY,
  W_DISCS_LATE, W_POSITIONAL) = range(11)
+FEATURE_COUNT = 11
 
 
 @njit
@@ -178,7 +180,7 @@ def _features(player, opponent, out):
 @njit(cache=True)
 def feature_values(player, opponent):
     """The feature vector of a position from the mover's view (for tests and inspection)."""
-    out = np.zeros(11, dtype=np.float64)
+    out = np.zeros(FEATURE_COUNT, dtype=np.float64)
     _features(player, opponent, out)
     return out
 
@@ -187,21 +189,40 @@ def feature_values(player, opponent):
 def _evaluate(player, opponent, weights, scratch):
     _features(player, opponent, scratch)
     value = 0.0
-    for i in range(11):
+    for i in range(FEATURE_COUNT):
         value += weights[i] * scratch[i]
     limit = DECIDED / 2
     return min(max(value, -limit), limit)
 
 
 @njit
-def terminal_value(player, opponent):
-    """A finished game from the mover's view: +-DECIDED plus the disc lead, 0 for a draw."""
-    lead = _count(player) - _count(opponent)
+def _lead_value(lead):
+    """A finished game's value for a final disc lead: +-DECIDED plus the lead, 0 for a draw."""
     if lead > 0:
         return DECIDED + lead
     if lead < 0:
         return -DECIDED + lead
     return 0.0
+
+
+@njit
+def terminal_value(player, opponent):
+    """A finished game from the mover's view: +-DECIDED plus the disc lead, 0 for a draw."""
+    return _lead_value(_count(player) - _count(opponent))
+
+
+@njit
+def _last_empty_value(player, opponent, empty):
+    """Exact value with one empty cell left: the mover fills it, else the opponent, else nobody."""
+    square = lowest_bit(empty)
+    mine, theirs = _count(player), _count(opponent)
+    flipped = _count(flips(player, opponent, square))
+    if flipped:
+        return _lead_value(mine + flipped + 1 - (theirs - flipped))
+    flipped = _count(flips(opponent, player, square))
+    if flipped:
+        return _lead_value(mine - flipped - (theirs + flipped + 1))
+    return _lead_value(mine - theirs)
 
 
 @njit
@@ -233,7 +254,7 @@ def negamax(root_player, root_opponent, depth, root_moves, weights, table_player
     frame_next = np.empty(MAX_PLY, dtype=np.int64)
     frame_moves = np.empty((MAX_PLY, MAX_MOVES), dtype=np.int64)
     keys = np.empty(MAX_MOVES, dtype=np.float64)
-    scratch = np.empty(11, dtype=np.float64)
+    scratch = np.empty(FEATURE_COUNT, dtype=np.float64)
     table_mask = np.uint64(len(table_player) - 1)
 
     frame_player[0], frame_opponent[0], frame_depth[0] = root_player, root_opponent, depth
@@ -258,8 +279,14 @@ def negamax(root_player, root_opponent, depth, root_moves, weights, table_player
             if ply > 0 and control[2] != 0:
                 result, finished = 0.0, True
             elif ply > 0:
+                exact = remaining > EXACT_DEPTH // 2
+                empty = ~(player | opponent)
+                empties = _count(empty)
+                use_table = empties > EXACT_TABLE_EMPTIES or not exact
                 legal = moves(player, opponent)
-                if legal == ZERO and moves(opponent, player) == ZERO:
+                if exact and empties == 1:
+                    result, finished = _last_empty_value(player, opponent, empty), True
+                elif legal == ZERO and moves(opponent, player) == ZERO:
                     result, finished = terminal_value(player, opponent), True
                 elif remaining <= 0:
                     result, finished = _evaluate(player, opponent, weights, scratch), True
@@ -268,7 +295,7 @@ def negamax(root_player, root_opponent, depth, root_moves, weights, table_player
                     frame_original_alpha[ply] = alpha
                     slot = _slot(player, opponent, table_mask)
                     table_best = -1
-                    if table_player[slot] == player and table_opponent[slot] == opponent:
+                    if use_table and table_player[slot] == player and table_opponent[slot] == opponent:
                         table_best = table_move[slot]
                         if table_depth[slot] >= remaining:
                             stored, flag = table_value[slot], table_flag[slot]
@@ -286,8 +313,7 @@ def negamax(root_player, root_opponent, depth, root_moves, weights, table_player
                             frame_moves[ply, 0] = PASS_MOVE
                             frame_count[ply] = 1
                         else:
-                            exact = remaining > EXACT_DEPTH // 2
-                            fastest_first = _count(~(player | opponent)) > 6 if exact else remaining >= 3
+                            fastest_first = empties > 4 if exact else remaining >= 3
                             count = 0
                             while legal:
                                 square = lowest_bit(legal)
@@ -351,7 +377,9 @@ def negamax(root_player, root_opponent, depth, root_moves, weights, table_player
                 continue
             result, finished, searched = frame_best[ply], True, True
         # the node at ``ply`` is done with value ``result``
-        if searched and ply > 0 and control[2] == 0:
+        if searched and ply > 0 and control[2] == 0 and (
+                frame_depth[ply] <= EXACT_DEPTH // 2
+                or _count(~(frame_player[ply] | frame_opponent[ply])) > EXACT_TABLE_EMPTIES):
             slot = _slot(frame_player[ply], frame_opponent[ply], table_mask)
             table_player[slot], table_opponent[slot] = frame_player[ply], frame_opponent[ply]
             table_value[slot], table_depth[slot] = result, frame_depth[ply]
@@ -389,7 +417,7 @@ class _Table:
         value = negamax(np.uint64(player), np.uint64(opponent), depth, np.array(root, dtype=np.int64),
                         weights, self.player, self.opponent, self.value, self.depth, self.flag, self.move,
                         self.history, self.control, deadline)
-        return float(value), int(self.control[3]), self.control[2] == 0
+        return float(value) + 0.0, int(self.control[3]), self.control[2] == 0  # + 0.0: no "-0.0"
 
     @property
     def nodes(self) -> int:
@@ -426,8 +454,9 @@ def search(rules: Rules, state: State, weights: np.ndarray, *, depth: int | None
         deadline: ``time.monotonic()`` instant to stop at (live play).
         seed: breaks ties between equally valued moves.
         endgame: solve exactly when at most this many cells are empty
-            (default 12; 0 turns the solver off). Limits still apply: if the
-            solve does not finish within them, the midgame search decides.
+            (default 12; 0 turns the solver off). The solve may use half of
+            the node or time budget; if it does not finish within that, the
+            midgame search decides with the rest.
 
     Returns:
         The action, its value from the mover's view (``+-1e6 + lead`` for a
@@ -445,15 +474,21 @@ def search(rules: Rules, state: State, weights: np.ndarray, *, depth: int | None
     root = [square for square in range(64) if state.legal >> square & 1]
     random.Random(seed).shuffle(root)
     weights = np.ascontiguousarray(weights, dtype=np.float64)
+    if weights.shape != (FEATURE_COUNT,):
+        raise ValueError(f"Totality weights are {FEATURE_COUNT} floats in FEATURES order, got shape {weights.shape}")
     table = _Table(_table_bits(depth, nodes, deadline))
     node_limit = int(nodes) if nodes else 0
     when = int(deadline * 1e9) if deadline is not None else 0  # time.monotonic_ns() scale
     empties = 64 - (player | opponent).bit_count()
     if empties <= (DEFAULT_ENDGAME if endgame is None else endgame):
-        value, move, completed = table.run(player, opponent, EXACT_DEPTH, root, weights, node_limit, when)
+        # The solve gets half of each budget; if it cannot finish, the midgame search has the rest
+        # (and keeps the table: whatever the solve stored is exact).
+        solve_nodes = max(1, node_limit // 2) if node_limit else 0
+        solve_until = (when + time.monotonic_ns()) // 2 if when else 0
+        value, move, completed = table.run(player, opponent, EXACT_DEPTH, root, weights, solve_nodes,
+                                           solve_until)
         if completed:
             return SearchResult(_action(move), value, empties, table.nodes)
-        table = _Table(_table_bits(depth, nodes, deadline))
     if depth is None:
         depth = TIME_DEPTH_CAP if (nodes or deadline is not None) else DEFAULT_DEPTH
     best, best_value, reached = root[0], 0.0, 0

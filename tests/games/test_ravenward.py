@@ -160,6 +160,9 @@ def test_moving_into_a_sandwich_is_safe():
     king_side = position(24, [37], [29, 31, 46], side=0)
     after = move(king_side, 37, 30)  # a defender lands between two ravens
     assert occupied(after)[30] == "D"
+    king = position(38, [], [30, 32, 46], side=0)
+    after = move(king, 38, 31)       # the King lands between two ravens
+    assert after.cells[0] == 31 and not RULES.is_terminal(after)
 
 
 def test_up_to_three_pieces_are_captured_by_one_move_and_removed_together():

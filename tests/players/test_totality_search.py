@@ -214,3 +214,20 @@ def test_cli_play_shows_the_board_with_alphabeta_against_gbot(capsys):
 def test_search_module_is_found_by_game_name():
     from players import search as searches
     assert searches.module("totality:easy") is search_module
+
+
+def test_an_unfinished_solve_leaves_the_midgame_search_the_rest_of_the_node_budget():
+    state = random_position(21, 20)
+    result = search(RULES, state, WEIGHTS, depth=30, nodes=30_000, endgame=20, seed=1)
+    assert result.action in RULES.legal_actions(state)
+    assert 0 < result.depth < 20 and 30_000 <= result.nodes <= 31_000  # not a solve: a midgame depth
+    assert result == search(RULES, state, WEIGHTS, depth=30, nodes=30_000, endgame=20, seed=1)
+
+
+def test_weight_vector_order_is_the_compiled_feature_order():
+    assert feature_names("totality") == [
+        "mobility", "potential_mobility", "frontier", "corners", "x_squares", "c_squares", "stability",
+        "edges", "parity", "discs_late", "positional"]
+    assert len(FEATURES) == search_module.FEATURE_COUNT
+    with pytest.raises(ValueError, match="11 floats"):
+        search(RULES, RULES.initial_state(), WEIGHTS[:5], depth=2)

@@ -1,0 +1,16 @@
+"""The results database: every match recorded, leaderboards as queries over them.
+
+The only package that imports SQLAlchemy and Alembic. Open it with
+``open_database(url)`` (SQLite by default, PostgreSQL for a cluster); the
+schema is brought to the newest migration first. Records handed out are
+frozen dataclasses (``RunRecord``, ``MatchRecord``, ``LeaderboardRow``,
+``LiveGameRecord``), never live ORM objects.
+"""
+
+from __future__ import annotations
+
+from harness.db.database import DEFAULT_URL, Database, default_url, mask_url, open_database
+from harness.db.records import LeaderboardRow, LiveGameRecord, MatchRecord, RunRecord
+
+__all__ = ["DEFAULT_URL", "Database", "LeaderboardRow", "LiveGameRecord", "MatchRecord", "RunRecord",
+           "default_url", "mask_url", "open_database"]

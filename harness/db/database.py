@@ -1,0 +1,582 @@
+"""The results database: open, record, query. The one session choke point.
+
+``open_database(url)`` connects to SQLite (the default, a file in the working
+directory) or any SQLAlchemy URL (PostgreSQL for a cluster) and brings the
+schema to the newest migration before returning. Every operation runs in
+``Database.session()``, which commits or rolls back and turns SQLAlchemy's
+errors into ``DatabaseError`` once, with the URL's password masked.
+
+Writes are atomic per result and idempotent per (run, match key): ``record``
+uses ``INSERT ... ON CONFLICT DO NOTHING`` on both backends, so a batch that
+a dead worker ran twice, or two drivers racing, store each match once. On
+SQLite, write transactions start with ``BEGIN IMMEDIATE`` (so two writers
+queue on the busy timeout instead of failing on a lock upgrade) and the file
+runs in WAL mode (readers never block the writer).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import socket
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event, func, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
+from sqlalchemy.orm import Session, sessionmaker
+
+from harness import __version__
+from harness.db import queries, schema
+from harness.db.models import LiveGameRow, MatchRow, NamedPlayerRow, PlayerRow, RunRow
+from harness.db.records import RUN_KINDS, RUN_STATUSES, LeaderboardRow, LiveGameRecord, MatchRecord, RunRecord
+from harness.db.specs import canonical_game, game_condition, game_parts, spec_hash, spec_parts
+from harness.errors import DatabaseError, HarnessError, InvalidInput, SpecError
+from harness.match import MatchResult
+from harness.ratings import Ratings
+
+DEFAULT_URL = "sqlite:///harness.db"
+ALIAS_PREFIX = "tuned:"
+NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,199}$")
+SQLITE_BUSY_TIMEOUT_MS = 60_000
+SUPPORTED_BACKENDS = ("sqlite", "postgresql")
+
+
+def mask_url(url: str | URL) -> str:
+    """The URL as text with its password replaced by ``***`` (safe for messages and logs).
+
+    Text that is not a URL at all is returned with everything between the
+    user's ``:`` and the last ``@`` masked, so even a malformed URL never
+    leaks a password.
+    """
+    try:
+        if isinstance(url, str) and _has_unquoted_at(url):
+            raise ArgumentError("an unquoted @ in the password")
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return re.sub(r"^((?:[^:/@]+://)?[^:/@]*):[^@]*@", r"\1:***@", str(url))
+
+
+def _has_unquoted_at(url: str) -> bool:
+    """True when the URL's user part holds more than one ``@`` (a password with an unquoted ``@``)."""
+    authority = url.partition("://")[2].partition("/")[0]
+    return authority.count("@") > 1
+
+
+def default_url() -> str:
+    """``$HARNESS_DB`` when set, else a SQLite file ``harness.db`` in the working directory."""
+    return os.environ.get("HARNESS_DB") or DEFAULT_URL
+
+
+def to_json(value: Any) -> str:
+    """Serialise a JSON column: strict JSON (no NaN), and a clear error for what JSON cannot hold.
+
+    Raises:
+        InvalidInput: the value holds something JSON cannot (an object, NaN).
+    """
+    try:
+        return json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError) as error:
+        raise InvalidInput(f"cannot store as JSON: {error}; counters, actions and extra must be plain "
+                           "JSON data (dicts, lists, str, finite numbers, bool, None)") from None
+
+
+def database_error(url: URL, error: Exception) -> DatabaseError:
+    """The one translation of a SQLAlchemy error: one line, the URL's password masked everywhere."""
+    original = getattr(error, "orig", None) or error
+    text = " ".join(str(original).split()) or type(original).__name__
+    if url.password:
+        text = text.replace(str(url.password), "***")
+    return DatabaseError(f"database {mask_url(url)}: {text}")
+
+
+def now() -> datetime:
+    """The current time in UTC (stored with every row that has a time)."""
+    return datetime.now(timezone.utc)
+
+
+class Database:
+    """A handle on one results database; see ``open_database``.
+
+    Not shared between processes: workers never touch the database, the
+    driver records each result as it arrives.
+    """
+
+    def __init__(self, url: str | URL) -> None:
+        if isinstance(url, str) and _has_unquoted_at(url):
+            raise InvalidInput(f"database URL {mask_url(url)}: quote special characters in the password "
+                               "(@ as %40, / as %2F, : as %3A); valid: postgresql+psycopg://user:***@host/db")
+        self.url = make_url(url)
+        self.masked_url = mask_url(self.url)
+        self._player_ids: dict[str, int] = {}
+        self.engine = self._create_engine()
+        writer = self.engine.execution_options(sqlite_begin="IMMEDIATE")
+        self._reads = sessionmaker(self.engine, expire_on_commit=False)
+        self._writes = sessionmaker(writer, expire_on_commit=False)
+        self._writer = writer
+
+    def __repr__(self) -> str:
+        return f"<Database {self.masked_url}>"
+
+    # -- plumbing ---------------------------------------------------------------------------
+
+    def _create_engine(self) -> Engine:
+        backend = self.url.get_backend_name()
+        if backend not in SUPPORTED_BACKENDS:
+            raise InvalidInput(f"database URL {self.masked_url}: backend {backend!r} is not supported; "
+                               f"valid: {', '.join(SUPPORTED_BACKENDS)} (e.g. sqlite:///harness.db)")
+        try:
+            if backend == "sqlite":
+                engine = create_engine(self.url, json_serializer=to_json,
+                                       connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000})
+                event.listen(engine, "connect", _configure_sqlite)
+                event.listen(engine, "begin", _begin_sqlite)
+            else:
+                engine = create_engine(self.url, json_serializer=to_json, pool_pre_ping=True)
+        except (ArgumentError, NoSuchModuleError) as error:
+            raise InvalidInput(f"cannot use database URL {self.masked_url}: {error}; "
+                               "valid: sqlite:///harness.db or postgresql+psycopg://user:***@host/db") from None
+        return engine
+
+    def _fail(self, error: Exception) -> DatabaseError:
+        return database_error(self.url, error)
+
+    @contextmanager
+    def session(self, write: bool = False) -> Iterator[Session]:
+        """A session that commits on success and rolls back on any error.
+
+        Args:
+            write: start a write transaction (``BEGIN IMMEDIATE`` on SQLite).
+
+        Raises:
+            DatabaseError: the database refused the work or cannot be reached.
+        """
+        session = (self._writes if write else self._reads)()
+        try:
+            yield session
+            session.commit()
+        except SQLAlchemyError as error:
+            session.rollback()
+            if isinstance(getattr(error, "orig", None), HarnessError):  # raised by our own JSON serializer
+                raise error.orig from None
+            raise self._fail(error) from error
+        except BaseException:
+            session.rollback()
+            raise
+        finally:
+            session.close()
+
+    def upgrade(self) -> str:
+        """Bring the schema to the newest migration; returns its revision.
+
+        Raises:
+            DatabaseError: the database cannot be reached or migrated.
+        """
+        try:
+            with self._writer.begin() as connection:
+                return schema.upgrade(connection)
+        except SQLAlchemyError as error:
+            raise self._fail(error) from error
+
+    def revision(self) -> str | None:
+        """The schema revision the database is at (None: empty database)."""
+        try:
+            with self.engine.connect() as connection:
+                return schema.current_revision(connection)
+        except SQLAlchemyError as error:
+            raise self._fail(error) from error
+
+    def schema_differences(self) -> list[Any]:
+        """Differences between the database's schema and the models (empty when equal)."""
+        try:
+            with self.engine.connect() as connection:
+                return schema.schema_differences(connection)
+        except SQLAlchemyError as error:
+            raise self._fail(error) from error
+
+    def close(self) -> None:
+        """Release every pooled connection; the handle must not be used afterwards."""
+        self.engine.dispose()
+
+    def __enter__(self) -> Database:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _insert(self, table: Any) -> Any:
+        """An INSERT that does nothing on a unique conflict, in the backend's dialect."""
+        dialect = postgresql if self.engine.dialect.name == "postgresql" else sqlite
+        return dialect.insert(table)
+
+    # -- runs -------------------------------------------------------------------------------
+
+    def start_run(self, kind: str, game: str, config: dict[str, Any], name: str | None = None,
+                  study: str | None = None, trial: int | None = None) -> int:
+        """Record the start of a run of work and return its id.
+
+        Args:
+            kind: tournament, study or live.
+            game: the game spec the run plays.
+            config: the run's settings as plain JSON data (players, seeds, limits).
+            name: an optional name; ``run(name)`` finds the newest run of that name.
+            study: the Optuna study of a tuning trial.
+            trial: the trial number within ``study``.
+
+        Raises:
+            InvalidInput: an unknown kind.
+        """
+        if kind not in RUN_KINDS:
+            raise InvalidInput(f"unknown run kind {kind!r}; valid kinds: {', '.join(RUN_KINDS)}")
+        row = RunRow(name=name, kind=kind, game=game, config=dict(config), status="running", started=now(),
+                     ended=None, host=socket.gethostname(), version=__version__, study=study, trial=trial)
+        with self.session(write=True) as session:
+            session.add(row)
+            session.flush()
+            return row.id
+
+    def run(self, run: int | str) -> RunRecord | None:
+        """A run by id (an int or digits) or by name (the newest run of that name)."""
+        with self.session() as session:
+            query = select(RunRow)
+            if isinstance(run, int) or str(run).isdigit():
+                query = query.where(RunRow.id == int(run))
+            else:
+                query = query.where(RunRow.name == run).order_by(RunRow.id.desc()).limit(1)
+            row = session.scalars(query).first()
+            return None if row is None else _run_record(row)
+
+    def runs(self, kind: str | None = None) -> list[RunRecord]:
+        """Every run (of one kind), oldest first."""
+        with self.session() as session:
+            query = select(RunRow).order_by(RunRow.id)
+            if kind is not None:
+                query = query.where(RunRow.kind == kind)
+            return [_run_record(row) for row in session.scalars(query)]
+
+    def run_id(self, run: int | str) -> int:
+        """The id of a run given by id or name.
+
+        Raises:
+            InvalidInput: no such run.
+        """
+        record = self.run(run)
+        if record is None:
+            raise InvalidInput(f"no run {run!r} in {self.masked_url}; give a run id or name "
+                               "(see harness export or the tournament's output)")
+        return record.id
+
+    def set_run_status(self, run_id: int, status: str) -> None:
+        """Set a run's status; any status but running also sets its end time.
+
+        Raises:
+            InvalidInput: an unknown status or run.
+        """
+        if status not in RUN_STATUSES:
+            raise InvalidInput(f"unknown run status {status!r}; valid: {', '.join(RUN_STATUSES)}")
+        with self.session(write=True) as session:
+            ended = None if status == "running" else now()
+            changed = session.execute(update(RunRow).where(RunRow.id == run_id)
+                                      .values(status=status, ended=ended)).rowcount
+        if not changed:
+            raise InvalidInput(f"no run with id {run_id} in {self.masked_url}")
+
+    # -- players ----------------------------------------------------------------------------
+
+    def _player_ids_for(self, session: Session, specs: set[str]) -> dict[str, int]:
+        """The ids of player configurations, inserting the new ones (race-free, one lock order)."""
+        ids = {spec: self._player_ids[spec_hash(spec)] for spec in specs if spec_hash(spec) in self._player_ids}
+        missing = sorted(specs - set(ids), key=spec_hash)
+        if missing:
+            created = now()
+            rows = [dict(zip(("kind", "params"), spec_parts(spec)), hash=spec_hash(spec), spec=spec, created=created)
+                    for spec in missing]
+            session.connection().execute(
+                self._insert(PlayerRow.__table__).on_conflict_do_nothing(index_elements=["hash"]), rows)
+            by_hash = dict(session.execute(select(PlayerRow.hash, PlayerRow.id)
+                                           .where(PlayerRow.hash.in_([row["hash"] for row in rows]))).all())
+            ids.update({spec: by_hash[spec_hash(spec)] for spec in missing})
+        return ids
+
+    # -- matches ----------------------------------------------------------------------------
+
+    def record(self, run_id: int, result: MatchResult) -> bool:
+        """Store one match result atomically.
+
+        Returns:
+            True if stored; False if this run already holds a match with the
+            same key (a re-run batch, a second driver): nothing is changed.
+
+        Raises:
+            DatabaseError: the write failed; nothing of it was stored.
+        """
+        return self.record_many(run_id, [result]) == 1
+
+    def record_many(self, run_id: int, results: list[MatchResult]) -> int:
+        """Store several results in one transaction (all or none); returns how many were new.
+
+        Raises:
+            InvalidInput: a result holds data JSON cannot store; nothing was stored.
+            DatabaseError: the write failed; nothing of it was stored.
+        """
+        if not results:
+            return 0
+        games = {spec: (canonical_game(spec), *game_parts(spec)) for spec in {r.game for r in results}}
+        recorded = now()
+        with self.session(write=True) as session:
+            ids = self._player_ids_for(session, {s for r in results for s in (r.player, r.opponent)})
+            rows = [dict(run_id=run_id, key=r.key, game=games[r.game][0], game_name=games[r.game][1],
+                         seat=games[r.game][2], seed=r.seed, opening_plies=r.opening_plies,
+                         player_id=ids[r.player], opponent_id=ids[r.opponent], outcome=r.outcome, reason=r.reason,
+                         score=float(r.score), counters=r.counters, plies=r.plies, actions=r.actions,
+                         duration_s=r.duration_s, player_s=r.player_s, opponent_s=r.opponent_s, source=r.source,
+                         server_score=r.server_score, error=r.error, extra=r.extra, recorded=recorded)
+                    for r in results]
+            inserted = session.connection().execute(
+                self._insert(MatchRow.__table__).on_conflict_do_nothing(index_elements=["run_id", "key"])
+                .returning(MatchRow.__table__.c.id), rows)
+            stored = len(inserted.all())
+        # only after the commit: a rolled-back transaction may have dropped new player rows
+        self._player_ids.update({spec_hash(spec): player_id for spec, player_id in ids.items()})
+        return stored
+
+    def recorded_keys(self, run_id: int) -> set[str]:
+        """The match keys a run holds: what a resumed run skips."""
+        with self.session() as session:
+            return set(session.scalars(select(MatchRow.key).where(MatchRow.run_id == run_id)))
+
+    def matches(self, run_id: int | None = None, game: str | None = None,
+                match_id: int | None = None) -> list[MatchRecord]:
+        """Recorded matches in recording order, optionally of one run, game spec (exact) or id."""
+        return list(self.iter_matches(run_id=run_id, game=game, match_id=match_id))
+
+    def iter_matches(self, run_id: int | None = None, game: str | None = None, match_id: int | None = None,
+                     pool_configurations: bool = False, batch: int = 500) -> Iterator[MatchRecord]:
+        """Stream recorded matches in recording order, ``batch`` rows at a time.
+
+        Args:
+            run_id: only this run's matches.
+            game: only this game spec's matches (its canonical configuration).
+            match_id: only this match.
+            pool_configurations: with a bare game name, every configuration
+                of the game (both seats, both levels) instead of its default.
+            batch: rows fetched per round trip.
+        """
+        player, opponent = PlayerRow.__table__.alias("player"), PlayerRow.__table__.alias("opponent")
+        query = (select(MatchRow, player.c.spec, opponent.c.spec)
+                 .join(player, player.c.id == MatchRow.player_id)
+                 .join(opponent, opponent.c.id == MatchRow.opponent_id)
+                 .order_by(MatchRow.id)
+                 .execution_options(yield_per=batch))
+        if run_id is not None:
+            query = query.where(MatchRow.run_id == run_id)
+        if game is not None:
+            query = query.where(game_condition(game, pool_configurations))
+        if match_id is not None:
+            query = query.where(MatchRow.id == match_id)
+        with self.session() as session:
+            for row, player_spec, opponent_spec in session.execute(query):
+                yield _match_record(row, player_spec, opponent_spec)
+
+    def match(self, match_id: int) -> MatchRecord | None:
+        """One recorded match by id."""
+        found = self.matches(match_id=match_id)
+        return found[0] if found else None
+
+    def count_matches(self, run_id: int | None = None) -> int:
+        """How many matches are recorded (in one run)."""
+        query = select(func.count(MatchRow.id))
+        if run_id is not None:
+            query = query.where(MatchRow.run_id == run_id)
+        with self.session() as session:
+            return int(session.scalar(query) or 0)
+
+    # -- leaderboards -------------------------------------------------------------------------
+
+    def leaderboard(self, game: str, opponent: str | None = None, run_id: int | str | None = None,
+                    by: str = "mean") -> list[LeaderboardRow]:
+        """Per player configuration of ``game``: results and mean score with a 95% interval.
+
+        See ``harness.db.queries.leaderboard``; ``run_id`` may also be a run name.
+        """
+        return queries.leaderboard(self, game, opponent=opponent, run=run_id, by=by)
+
+    def ratings(self, game: str, run_id: int | str | None = None, anchor: str | None = None) -> Ratings:
+        """Bradley-Terry Elo with 95% intervals; see ``harness.db.queries.ratings``."""
+        return queries.ratings(self, game, run=run_id, anchor=anchor)
+
+    # -- named players ----------------------------------------------------------------------
+
+    def save_named_player(self, name: str, spec: str, game: str, note: str = "") -> None:
+        """Store (or replace) the alias ``tuned:<name>`` for a canonical player spec.
+
+        Raises:
+            InvalidInput: a name that is not letters, digits, ``_ . -``.
+        """
+        if not NAME_PATTERN.match(name):
+            raise InvalidInput(f"player name {name!r} is not valid; use letters, digits, '_', '.', '-' "
+                               "(at most 200, starting with a letter or digit)")
+        with self.session(write=True) as session:
+            session.execute(self._insert(NamedPlayerRow).values(name=name, spec=spec, game=game, note=note,
+                                                                created=now())
+                            .on_conflict_do_nothing(index_elements=["name"]))
+            session.execute(update(NamedPlayerRow).where(NamedPlayerRow.name == name)
+                            .values(spec=spec, game=game, note=note))
+
+    def named_player(self, name: str) -> str | None:
+        """The canonical spec stored for a name, or None."""
+        with self.session() as session:
+            return session.scalar(select(NamedPlayerRow.spec).where(NamedPlayerRow.name == name))
+
+    def named_players(self) -> dict[str, str]:
+        """Every stored name and its spec, sorted by name."""
+        with self.session() as session:
+            rows = session.execute(select(NamedPlayerRow.name, NamedPlayerRow.spec).order_by(NamedPlayerRow.name))
+            return {name: spec for name, spec in rows}
+
+    def resolve_spec(self, spec: str) -> str:
+        """Resolve a ``tuned:<name>`` alias to its stored spec; any other spec is returned unchanged.
+
+        Raises:
+            SpecError: an unknown name; the message lists the known names.
+        """
+        if not spec.startswith(ALIAS_PREFIX):
+            return spec
+        name = spec[len(ALIAS_PREFIX):]
+        stored = self.named_player(name)
+        if stored is None:
+            known = ", ".join(ALIAS_PREFIX + n for n in self.named_players()) or "none yet (run harness tune)"
+            raise SpecError(f"unknown tuned player {spec!r}; known: {known}")
+        return stored
+
+    # -- live games -------------------------------------------------------------------------
+
+    def save_live_game(self, run_id: int, key: str, game: str, seed: int, player: str, server_state: Any,
+                       actions: list[Any], status: str, error: str | None = None,
+                       server_score: float | None = None) -> int:
+        """Insert or update the live game ``(run_id, key)``; returns its id."""
+        values = dict(game=game, seed=seed, player=player, server_state=server_state, actions=list(actions),
+                      status=status, error=error, server_score=server_score, updated=now())
+        with self.session(write=True) as session:
+            session.execute(self._insert(LiveGameRow).values(run_id=run_id, key=key, **values)
+                            .on_conflict_do_update(index_elements=["run_id", "key"], set_=values))
+            return session.scalar(select(LiveGameRow.id).where(LiveGameRow.run_id == run_id,
+                                                               LiveGameRow.key == key))
+
+    def live_game(self, game_id: int) -> LiveGameRecord | None:
+        """A live game by id."""
+        with self.session() as session:
+            row = session.get(LiveGameRow, game_id)
+            return None if row is None else _live_record(row)
+
+    def live_games(self, run_id: int) -> list[LiveGameRecord]:
+        """The live games of a run, in the order they were first saved."""
+        with self.session() as session:
+            rows = session.scalars(select(LiveGameRow).where(LiveGameRow.run_id == run_id).order_by(LiveGameRow.id))
+            return [_live_record(row) for row in rows]
+
+
+def open_database(url: str | URL | None = None) -> Database:
+    """Open the results database and bring its schema to the newest migration.
+
+    Args:
+        url: any SQLAlchemy URL; None means ``$HARNESS_DB`` or
+            ``sqlite:///harness.db`` in the working directory.
+
+    Raises:
+        InvalidInput: the URL is malformed or names an unknown driver.
+        DatabaseError: the database cannot be reached or migrated.
+    """
+    text = default_url() if url is None else url
+    try:
+        database = Database(text)
+    except ArgumentError:
+        raise InvalidInput(f"not a database URL: {mask_url(text)!r}; valid: sqlite:///harness.db or "
+                           "postgresql+psycopg://user:***@host/db") from None
+    try:
+        database.upgrade()
+    except BaseException:
+        database.close()
+        raise
+    return database
+
+
+@contextmanager
+def scratch_database(url: str) -> Iterator[str]:
+    """A throwaway, empty database on the server of ``url``, for tests and benchmarks.
+
+    PostgreSQL: a new schema, selected through the connection's search_path
+    and dropped with everything in it afterwards. SQLite: a new file in a
+    temporary directory. Yields the URL to open.
+    """
+    if make_url(url).get_backend_name() == "sqlite":
+        import tempfile
+        with tempfile.TemporaryDirectory(prefix="harness-db-") as directory:
+            yield f"sqlite:///{os.path.join(directory, 'harness.db')}"
+        return
+    name = f"scratch_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(url)
+    try:
+        with admin.begin() as connection:
+            connection.exec_driver_sql(f'CREATE SCHEMA "{name}"')
+        scratch = make_url(url).update_query_dict({"options": f"-csearch_path={name}"})
+        yield scratch.render_as_string(hide_password=False)
+    except SQLAlchemyError as error:
+        raise database_error(make_url(url), error) from error
+    finally:
+        try:
+            with admin.begin() as connection:
+                connection.exec_driver_sql(f'DROP SCHEMA IF EXISTS "{name}" CASCADE')
+        finally:
+            admin.dispose()
+
+
+def _configure_sqlite(connection: Any, record: Any) -> None:
+    """Per connection: we issue BEGIN ourselves; foreign keys on; WAL; wait on locks."""
+    connection.isolation_level = None
+    cursor = connection.cursor()
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.close()
+
+
+def _begin_sqlite(connection: Any) -> None:
+    """Start SQLite transactions ourselves: IMMEDIATE for writers, DEFERRED for readers."""
+    mode = connection.get_execution_options().get("sqlite_begin", "DEFERRED")
+    connection.exec_driver_sql(f"BEGIN {mode}")
+
+
+def _utc(moment: datetime | None) -> datetime | None:
+    """Stored times are UTC; SQLite hands them back without a zone, PostgreSQL with one."""
+    if moment is None or moment.tzinfo is not None:
+        return moment
+    return moment.replace(tzinfo=timezone.utc)
+
+
+def _run_record(row: RunRow) -> RunRecord:
+    return RunRecord(id=row.id, name=row.name, kind=row.kind, game=row.game, config=row.config, status=row.status,
+                     started=_utc(row.started), ended=_utc(row.ended), study=row.study, trial=row.trial, host=row.host,
+                     version=row.version)
+
+
+def _match_record(row: MatchRow, player: str, opponent: str) -> MatchRecord:
+    return MatchRecord(
+        id=row.id, run_id=row.run_id, recorded=_utc(row.recorded), game=row.game, player=player, opponent=opponent,
+        seed=row.seed, outcome=row.outcome, reason=row.reason, score=row.score, counters=row.counters,
+        actions=row.actions, plies=row.plies, duration_s=row.duration_s, player_s=row.player_s,
+        opponent_s=row.opponent_s, key=row.key, opening_plies=row.opening_plies, source=row.source,
+        server_score=row.server_score, error=row.error, extra=row.extra)
+
+
+def _live_record(row: LiveGameRow) -> LiveGameRecord:
+    return LiveGameRecord(id=row.id, run_id=row.run_id, key=row.key, game=row.game, seed=row.seed,
+                          player=row.player, server_state=row.server_state, actions=row.actions, status=row.status,
+                          error=row.error, server_score=row.server_score, updated=_utc(row.updated))

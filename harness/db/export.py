@@ -1,0 +1,80 @@
+"""Recorded matches out of the database: JSON lines for other tools, text boards for people.
+
+An export line carries every action of both sides in order, in the live API's
+action JSON, and the game with all of its options spelled out
+(``totality:level=wise``, ``xiangqi:legality=strict,seat=red``), so anyone
+can replay a recorded match with another engine without knowing our
+defaults. The keys are documented in docs/db.md and only ever added to.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from harness.db.records import MatchRecord
+from harness.db.specs import explicit_game
+
+if TYPE_CHECKING:
+    from harness.db.database import Database
+
+
+def export_line(record: MatchRecord) -> dict[str, Any]:
+    """One recorded match as plain JSON data (one line of ``harness export``)."""
+    return {
+        "match_id": record.id,
+        "run_id": record.run_id,
+        "key": record.key,
+        "game": explicit_game(record.game),
+        "player": record.player,
+        "opponent": record.opponent,
+        "seed": record.seed,
+        "opening_plies": record.opening_plies,
+        "outcome": record.outcome,
+        "reason": record.reason,
+        "score": record.score,
+        "server_score": record.server_score,
+        "counters": record.counters,
+        "plies": record.plies,
+        "source": record.source,
+        "error": record.error,
+        "actions": record.actions,
+    }
+
+
+def export_lines(database: Database, game: str | None = None, run: int | str | None = None) -> Iterator[str]:
+    """JSON lines of the recorded matches, oldest first.
+
+    Args:
+        database: the results database.
+        game: a game name (every configuration) or a spec with options (that one).
+        run: a run id or name.
+
+    Raises:
+        InvalidInput: an unknown game or run.
+    """
+    run_id = None if run is None else database.run_id(run)
+    for record in database.iter_matches(run_id=run_id, game=game, pool_configurations=True):
+        yield json.dumps(export_line(record), separators=(",", ":"))
+
+
+def replay_boards(record: MatchRecord) -> Iterator[str]:
+    """A recorded match move by move: a header, the start board, each ply and its board, the result.
+
+    Raises:
+        IllegalAction: a recorded action is not legal (the engine changed since).
+    """
+    from harness.games import load
+    rules = load(record.game)
+    yield (f"match {record.id} (run {record.run_id}): {explicit_game(record.game)}, "
+           f"{record.player} vs {record.opponent}, seed {record.seed}")
+    state = rules.initial_state()
+    yield rules.render(state)
+    for number, action in enumerate(record.actions, 1):
+        who = "player" if rules.to_move(state) == rules.user_side else "opponent"
+        state = rules.apply(state, action)
+        yield f"ply {number} ({who}): {json.dumps(action)}"
+        yield rules.render(state)
+    server = "" if record.server_score is None else f", server score {record.server_score:g}"
+    yield f"result: {record.outcome} ({record.reason}), score {record.score:g}{server}, {record.plies} plies"

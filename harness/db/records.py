@@ -1,0 +1,92 @@
+"""Frozen records handed out by the database: plain values, no live ORM objects."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from datetime import datetime
+from typing import Any
+
+from harness.match import MatchResult
+
+RUN_KINDS = ("tournament", "study", "live")
+RUN_STATUSES = ("running", "done", "interrupted", "failed")
+RANKINGS = ("mean", "lcb")
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """One run of work as stored."""
+
+    id: int
+    name: str | None
+    kind: str
+    game: str
+    config: dict[str, Any]
+    status: str
+    started: datetime
+    ended: datetime | None
+    study: str | None
+    trial: int | None
+    host: str = ""
+    version: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class MatchRecord(MatchResult):
+    """A recorded match: its row id and run beside every ``MatchResult`` field."""
+
+    id: int
+    run_id: int
+    recorded: datetime | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-able data, like ``MatchResult.to_dict`` (the time as ISO 8601 text)."""
+        data = super().to_dict()
+        data["recorded"] = None if self.recorded is None else self.recorded.isoformat()
+        return data
+
+    def to_result(self) -> MatchResult:
+        """The plain ``MatchResult`` this record holds."""
+        return MatchResult(**{f.name: getattr(self, f.name) for f in fields(MatchResult)})
+
+
+@dataclass(frozen=True)
+class LeaderboardRow:
+    """One player configuration's results in a leaderboard.
+
+    ``low``/``high`` bound the mean score with 95% confidence (Student t);
+    with a single game they are infinite. ``mismatches`` counts live games
+    whose server score differs from the locally computed score.
+    """
+
+    rank: int
+    player: str
+    alias: str | None
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    mean: float
+    low: float
+    high: float
+    best: float
+    worst: float
+    mismatches: int
+
+
+@dataclass(frozen=True)
+class LiveGameRecord:
+    """A live game's last saved state."""
+
+    id: int
+    run_id: int
+    key: str
+    game: str
+    seed: int
+    player: str
+    server_state: Any
+    actions: list[Any]
+    status: str
+    error: str | None
+    server_score: float | None
+    updated: datetime
