@@ -15,7 +15,7 @@ levels, Chinese chess in both seats):
 
 Each row plays ``--matches`` seeded matches (seeds 0..N-1, two random opening
 plies for variety) and shows the mean documented score with its 95% interval
-(Student t) and wins/draws/losses. Then, per game, the largest alpha-beta
+(Student t, `harness.ratings.mean_interval`) and wins/draws/losses. Then, per game, the largest alpha-beta
 depth whose slowest move over a set of positions stays under ``--budget``
 seconds on one core, and the node limit that fits the same budget.
 Matches run in a process pool (``--workers``), one match per task.
@@ -33,10 +33,10 @@ from dataclasses import dataclass
 from rich.console import Console
 from rich.progress import MofNCompleteColumn, Progress
 from rich.table import Table
-from scipy import stats
 
 from harness.games import load as load_game
 from harness.match import MatchResult, MatchSpec, play_match
+from harness.ratings import mean_interval
 from harness.testing import random_positions
 import players
 from players import search as searches
@@ -83,12 +83,7 @@ def rows_for(game: str) -> list[Row]:
 
 def summarise(results: list[MatchResult]) -> dict:
     """Mean score with its 95% interval, W/D/L, and time per player move."""
-    scores = [r.score for r in results]
-    mean = sum(scores) / len(scores)
-    if len(scores) > 1 and len(set(scores)) > 1:
-        low, high = stats.t.interval(0.95, len(scores) - 1, loc=mean, scale=stats.sem(scores))
-    else:
-        low = high = mean
+    mean, low, high = mean_interval([r.score for r in results])
     count = {key: sum(1 for r in results if r.outcome == key) for key in ("win", "draw", "loss")}
     errors = sum(1 for r in results if r.error)
     player_moves = sum((r.plies + 1) // 2 for r in results)
