@@ -140,12 +140,12 @@ def render(summaries: list[dict], depths: list[dict], matches: int, budget: floa
     """Print the strength table and the depth limits with rich."""
     table = Table(title=f"Player strength: {matches} seeded matches per row, "
                         f"{OPENING_PLIES} random opening plies, score of the first-named player")
-    for column in ("game", "row", "mean score [95% CI]", "W/D/L", "s/move"):
-        table.add_column(column, justify="right" if column in ("W/D/L", "s/move") else "left")
+    for column in ("game", "row", "mean score [95% CI]", "W/D/L", "ms/move"):
+        table.add_column(column, justify="right" if column in ("W/D/L", "ms/move") else "left")
     for row in summaries:
         table.add_row(row["game"], row["label"],
                       f"{row['mean']:.1f} [{row['low']:.1f}, {row['high']:.1f}]",
-                      f"{row['win']}/{row['draw']}/{row['loss']}", f"{row['s_per_move']:.3f}")
+                      f"{row['win']}/{row['draw']}/{row['loss']}", f"{1000 * row['s_per_move']:.1f}")
     limits = Table(title=f"Alpha-beta limits for under {budget:g} s per move on one core")
     for column in ("game", "depth", "slowest move at that depth (s)", "node limit"):
         limits.add_column(column)
@@ -158,9 +158,9 @@ def render(summaries: list[dict], depths: list[dict], matches: int, budget: floa
 
 def markdown(summaries: list[dict], depths: list[dict], budget: float) -> str:
     """The same two tables in Markdown, for the documentation, with the reference rows' specs."""
-    lines = ["| game | row | mean score [95% CI] | W/D/L | s/move |", "|---|---|---|---|---|"]
+    lines = ["| game | row | mean score [95% CI] | W/D/L | ms/move |", "|---|---|---|---|---|"]
     lines += [f"| {r['game']} | {r['label']} | {r['mean']:.1f} [{r['low']:.1f}, {r['high']:.1f}] | "
-              f"{r['win']}/{r['draw']}/{r['loss']} | {r['s_per_move']:.3f} |" for r in summaries]
+              f"{r['win']}/{r['draw']}/{r['loss']} | {1000 * r['s_per_move']:.1f} |" for r in summaries]
     lines += [""] + [f"- {r['game']} {r['label']}: `{r['player']}`" for r in summaries
                      if r["label"].startswith("reference")]
     lines += ["", f"| game | deepest depth under {budget:g} s per move | slowest move at that depth (s) "
