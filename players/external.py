@@ -27,8 +27,7 @@ import queue
 import shlex
 import subprocess
 import threading
-import time
-from typing import IO, Any, Callable
+from typing import IO, Any, Callable, NoReturn
 
 from harness.errors import PlayerError, SpecError
 from harness.games import Action, Rules, State
@@ -67,6 +66,7 @@ class ExternalPlayer(Player):
         self.process: subprocess.Popen[str] | None = None
         self.replies: queue.Queue[Any] = queue.Queue()
         self.stderr_tail: collections.deque[str] = collections.deque(maxlen=STDERR_LINES)
+        self.stderr_reader: threading.Thread | None = None
         self.ply = 0
 
     def reset(self, seed: int) -> None:
@@ -124,7 +124,9 @@ class ExternalPlayer(Player):
         except OSError as error:
             raise PlayerError(f"engine {self.argv[0]!r} could not be started: {error}") from error
         threading.Thread(target=_pump, args=(process.stdout, self.replies.put, _EOF), daemon=True).start()
-        threading.Thread(target=_pump, args=(process.stderr, self.stderr_tail.append), daemon=True).start()
+        self.stderr_reader = threading.Thread(target=_pump, args=(process.stderr, self.stderr_tail.append),
+                                              daemon=True)
+        self.stderr_reader.start()
         self.process = process
         return process
 
@@ -146,11 +148,12 @@ class ExternalPlayer(Player):
             self._fail("closed its output without replying")
         return line
 
-    def _fail(self, what: str) -> None:
+    def _fail(self, what: str) -> NoReturn:
+        """Stop the engine and raise PlayerError with its exit code and last stderr lines."""
         process = self.process
         self.close()
-        if process is not None and process.poll() is not None:
-            time.sleep(0.05)  # let the stderr reader catch the last lines
+        if self.stderr_reader is not None:
+            self.stderr_reader.join(CLOSE_GRACE_S)  # the engine is gone: its stderr ends
         code = "" if process is None or process.returncode is None else f" (exit code {process.returncode})"
         tail = " | ".join(line.rstrip() for line in self.stderr_tail)
         raise PlayerError(f"engine {self.argv[0]!r} {what}{code}" + (f"; stderr: {tail[-500:]}" if tail else ""))

@@ -112,7 +112,8 @@ class MCTSPlayer(Player):
         leaf_value = self._leaf_valuer(rules)
         root = Node(state, -1, list(legal))
         done = 0
-        while (iterations is None or done < iterations) and (deadline is None or time.monotonic() < deadline):
+        while done == 0 or ((iterations is None or done < iterations)
+                            and (deadline is None or time.monotonic() < deadline)):
             self._iterate(rules, root, leaf_value)
             done += 1
         # Most visited, then best valued; remaining ties go to the earlier (seeded) expansion.

@@ -6,10 +6,11 @@ Usage: scripts/bench_players.py [--json] [--seconds S] [--positions N] [GAME ...
 For each game (default: every game with a compiled search) it takes the start
 position and positions after seeded random openings, and measures on one core
 
-- alpha-beta: nodes per second (from ``SearchResult.nodes``) and the depth
-  its iterative deepening completes within ``--seconds`` per move;
-- MCTS: iterations per second with random playouts (compiled when the game
-  has a compiled rollout, else Python), and with evaluation-guided leaves.
+- alpha-beta: nodes per second of wall time and of CPU time (from
+  ``SearchResult.nodes``; CPU time is robust on a shared machine) and the
+  depth its iterative deepening completes within ``--seconds`` per move;
+- MCTS: iterations per CPU second with random playouts (compiled when the
+  game has a compiled rollout, else Python), and with evaluation-guided leaves.
 """
 
 from __future__ import annotations
@@ -35,28 +36,29 @@ def bench_alphabeta(rules: Rules, states: list[State], seconds: float) -> dict:
     search = searches.module(rules.name).search
     weights = weight_vector(rules.name)
     search(rules, states[0], weights, depth=2, nodes=None, deadline=None, seed=0)  # compile / warm up
-    nodes, elapsed, depths = 0, 0.0, []
+    nodes, elapsed, cpu, depths = 0, 0.0, 0.0, []
     for index, state in enumerate(states):
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.process_time()
         result = search(rules, state, weights, depth=64, nodes=None,
                         deadline=time.monotonic() + seconds, seed=index)
         elapsed += time.perf_counter() - started
+        cpu += time.process_time() - cpu_started
         nodes += result.nodes
         depths.append(result.depth)
-    return {"nodes_per_s": round(nodes / elapsed), "depth_median": statistics.median(depths),
-            "depth_min": min(depths), "depth_max": max(depths)}
+    return {"nodes_per_s": round(nodes / elapsed), "nodes_per_cpu_s": round(nodes / cpu),
+            "depth_median": statistics.median(depths), "depth_min": min(depths), "depth_max": max(depths)}
 
 
 def bench_mcts(rules: Rules, states: list[State], spec: str) -> float:
-    """MCTS iterations per second over the positions at a fixed iteration count."""
+    """MCTS iterations per CPU second over the positions at a fixed iteration count."""
     player = players.load(spec)
     player.reset(0)
     player.choose(rules, states[0])  # compile / warm up
-    started = time.perf_counter()
+    started = time.process_time()
     for state in states:
         player.choose(rules, state)
     iterations = player.params["iterations"] * len(states)
-    return round(iterations / (time.perf_counter() - started), 1)
+    return round(iterations / (time.process_time() - started), 1)
 
 
 def run(games: list[str], seconds: float, count: int) -> dict:

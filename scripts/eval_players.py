@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Strength of the players per game over seeded matches, printed as a rich table.
 
-Usage: scripts/eval_players.py [--matches N] [--workers W] [--json] [GAME ...]
+Usage: scripts/eval_players.py [--matches N] [--workers W] [--json | --markdown] [GAME ...]
 
 Rows per game (default: every game with a compiled search; Totality at both
 levels, Chinese chess in both seats):
@@ -15,7 +15,7 @@ levels, Chinese chess in both seats):
 
 Each row plays ``--matches`` seeded matches (seeds 0..N-1, two random opening
 plies for variety) and shows the mean documented score with its 95% interval
-(Student t) and wins/draws/losses. Then, per game, the largest alpha-beta
+(Student t, `harness.ratings.mean_interval`) and wins/draws/losses. Then, per game, the largest alpha-beta
 depth whose slowest move over a set of positions stays under ``--budget``
 seconds on one core, and the node limit that fits the same budget.
 Matches run in a process pool (``--workers``), one match per task.
@@ -31,11 +31,12 @@ import time
 from dataclasses import dataclass
 
 from rich.console import Console
+from rich.progress import MofNCompleteColumn, Progress
 from rich.table import Table
-from scipy import stats
 
 from harness.games import load as load_game
 from harness.match import MatchResult, MatchSpec, play_match
+from harness.ratings import mean_interval
 from harness.testing import random_positions
 import players
 from players import search as searches
@@ -82,12 +83,7 @@ def rows_for(game: str) -> list[Row]:
 
 def summarise(results: list[MatchResult]) -> dict:
     """Mean score with its 95% interval, W/D/L, and time per player move."""
-    scores = [r.score for r in results]
-    mean = sum(scores) / len(scores)
-    if len(scores) > 1 and len(set(scores)) > 1:
-        low, high = stats.t.interval(0.95, len(scores) - 1, loc=mean, scale=stats.sem(scores))
-    else:
-        low = high = mean
+    mean, low, high = mean_interval([r.score for r in results])
     count = {key: sum(1 for r in results if r.outcome == key) for key in ("win", "draw", "loss")}
     errors = sum(1 for r in results if r.error)
     player_moves = sum((r.plies + 1) // 2 for r in results)
@@ -124,9 +120,13 @@ def evaluate(rows: list[Row], matches: int, workers: int) -> list[dict]:
     specs = [(index, MatchSpec(row.game, row.player, row.opponent, seed, OPENING_PLIES))
              for index, row in enumerate(rows) for seed in range(matches)]
     results: dict[int, list[MatchResult]] = {index: [] for index in range(len(rows))}
-    with multiprocessing.get_context("fork").Pool(workers) as pool:
+    progress = Progress(*Progress.get_default_columns(), MofNCompleteColumn(), console=Console(stderr=True),
+                        transient=True)
+    with progress, multiprocessing.get_context("fork").Pool(workers) as pool:
+        task = progress.add_task("matches", total=len(specs))
         for index, result in pool.imap_unordered(_play, specs, chunksize=4):
             results[index].append(result)
+            progress.advance(task)
     return [{"label": row.label, "game": row.game, "player": row.player, "opponent": row.opponent,
              **summarise(results[index])} for index, row in enumerate(rows)]
 
@@ -140,12 +140,12 @@ def render(summaries: list[dict], depths: list[dict], matches: int, budget: floa
     """Print the strength table and the depth limits with rich."""
     table = Table(title=f"Player strength: {matches} seeded matches per row, "
                         f"{OPENING_PLIES} random opening plies, score of the first-named player")
-    for column in ("game", "row", "mean score [95% CI]", "W/D/L", "s/move"):
-        table.add_column(column, justify="right" if column in ("W/D/L", "s/move") else "left")
+    for column in ("game", "row", "mean score [95% CI]", "W/D/L", "ms/move"):
+        table.add_column(column, justify="right" if column in ("W/D/L", "ms/move") else "left")
     for row in summaries:
         table.add_row(row["game"], row["label"],
                       f"{row['mean']:.1f} [{row['low']:.1f}, {row['high']:.1f}]",
-                      f"{row['win']}/{row['draw']}/{row['loss']}", f"{row['s_per_move']:.3f}")
+                      f"{row['win']}/{row['draw']}/{row['loss']}", f"{1000 * row['s_per_move']:.1f}")
     limits = Table(title=f"Alpha-beta limits for under {budget:g} s per move on one core")
     for column in ("game", "depth", "slowest move at that depth (s)", "node limit"):
         limits.add_column(column)
@@ -156,6 +156,19 @@ def render(summaries: list[dict], depths: list[dict], matches: int, budget: floa
     console.print(limits)
 
 
+def markdown(summaries: list[dict], depths: list[dict], budget: float) -> str:
+    """The same two tables in Markdown, for the documentation, with the reference rows' specs."""
+    lines = ["| game | row | mean score [95% CI] | W/D/L | ms/move |", "|---|---|---|---|---|"]
+    lines += [f"| {r['game']} | {r['label']} | {r['mean']:.1f} [{r['low']:.1f}, {r['high']:.1f}] | "
+              f"{r['win']}/{r['draw']}/{r['loss']} | {1000 * r['s_per_move']:.1f} |" for r in summaries]
+    lines += [""] + [f"- {r['game']} {r['label']}: `{r['player']}`" for r in summaries
+                     if r["label"].startswith("reference")]
+    lines += ["", f"| game | deepest depth under {budget:g} s per move | slowest move at that depth (s) "
+                  "| node limit for the same budget |", "|---|---|---|---|"]
+    lines += [f"| {r['game']} | {r['depth']} | {r['slowest_s']:.2f} | {r['nodes']:,} |" for r in depths]
+    return "\n".join(lines)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("games", nargs="*", help="game specs (default: every seat of every game with a search)")
@@ -163,6 +176,7 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=2, help="worker processes")
     parser.add_argument("--budget", type=float, default=2.0, help="seconds per move for the depth limit")
     parser.add_argument("--json", action="store_true", help="print one JSON line instead of tables")
+    parser.add_argument("--markdown", action="store_true", help="print Markdown tables instead")
     args = parser.parse_args()
     games = args.games or [seat for name in searches.available() for seat in SEATS[name]]
     rows = [row for game in games for row in rows_for(game)]
@@ -170,6 +184,8 @@ def main() -> int:
     depths = [depth_under(game, args.budget) for game in dict.fromkeys(load_game(g).name for g in games)]
     if args.json:
         print(json.dumps({"matches": args.matches, "rows": summaries, "limits": depths}))
+    elif args.markdown:
+        print(markdown(summaries, depths, args.budget))
     else:
         render(summaries, depths, args.matches, args.budget)
     return 0

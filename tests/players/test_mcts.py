@@ -151,6 +151,9 @@ def test_a_time_limit_replaces_the_iteration_limit():
     player = players.load("mcts:time=0.05")
     player.reset(0)
     assert player.choose(rules, rules.initial_state()) in rules.legal_actions(rules.initial_state())
+    hurried = players.load("mcts:time=0")
+    hurried.reset(0)
+    assert hurried.choose(rules, rules.initial_state()) in rules.legal_actions(rules.initial_state())
     limited = players.load("mcts:iterations=5")
     limited.reset(0)
     assert limited.choose(rules, rules.initial_state(), players.Limits(iterations=1)) in \

@@ -10,7 +10,7 @@ import pytest
 
 import players
 from harness.games import load as load_game
-from harness.testing import check_player
+from harness.testing import check_player, random_positions
 
 EXAMPLE = pathlib.Path(__file__).resolve().parents[2] / "scripts" / "example_engine.py"
 GAMES = ["ravenward", "totality", "totality:easy", "xiangqi", "xiangqi:black"]
@@ -37,3 +37,15 @@ def test_player_chooses_only_legal_actions_and_replays_for_a_seed(spec, plies, g
         check_player(player, rules, games=2, seed=11, max_plies=plies)
     finally:
         player.close()
+
+
+@pytest.mark.parametrize("game", ["ravenward", "totality", "xiangqi"])
+def test_random_positions_are_live_distinct_and_follow_the_seed(game):
+    rules = load_game(game)
+    positions = random_positions(rules, 5, seed=3)
+    notations = [rules.notation(state) for state in positions]
+    assert len(positions) == 5 and len(set(notations)) == 5
+    assert notations[0] == rules.notation(rules.initial_state())
+    assert not any(rules.is_terminal(state) for state in positions)
+    assert notations == [rules.notation(state) for state in random_positions(rules, 5, seed=3)]
+    assert notations != [rules.notation(state) for state in random_positions(rules, 5, seed=4)]
