@@ -78,20 +78,28 @@ def games() -> None:
 @click.option("--opening-plies", default=0, show_default=True, type=click.IntRange(0), help="Random opening plies.")
 @click.option("--show", is_flag=True, help="Print the board after every move.")
 @click.option("--json", "as_json", is_flag=True, help="Print the MatchResult as one JSON line.")
-def play(game: str, player: str, opponent: str, seed: int, opening_plies: int, show: bool, as_json: bool) -> None:
+@db_option
+def play(game: str, player: str, opponent: str, seed: int, opening_plies: int, show: bool, as_json: bool,
+         db_url: str | None) -> None:
     """Play one match locally and print the result and score.
 
     GAME is a game spec: ravenward, totality, totality:easy, xiangqi:black.
+    A player named tuned:<study> is looked up in the results database.
 
     \b
-    Example:
+    Examples:
       harness play totality:easy --player alphabeta:depth=4 --opponent gbot --seed 3 --show
+      harness play totality --player tuned:demo-totality --opponent gbot
     """
     import json
 
     from harness.games import load as load_game
     from harness.match import MatchSpec, play_match
     rules = load_game(game)
+    if any(spec.startswith("tuned:") for spec in (player, opponent)):
+        from harness.db import open_database
+        with open_database(db_url) as db:
+            player, opponent = db.resolve_spec(player), db.resolve_spec(opponent)
     result = play_match(MatchSpec(rules.spec, player, opponent, seed, opening_plies))
     if show:
         state = rules.initial_state()

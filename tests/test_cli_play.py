@@ -99,3 +99,16 @@ def test_the_console_entry_point_never_shows_a_traceback():
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.startswith("harness: error: unknown player kind 'nope'")
     assert "Traceback" not in done.stderr and done.stderr.count("\n") == 1
+
+
+def test_play_resolves_a_tuned_player_from_the_results_database(capsys, tmp_path):
+    from harness.db import open_database
+    url = f"sqlite:///{tmp_path / 'results.db'}"
+    with open_database(url) as db:
+        db.save_named_player("champion", "alphabeta:depth=2", "totality")
+    code, out, err = run(capsys, "play", "totality", "--player", "tuned:champion", "--opponent", "random",
+                         "--seed", "4", "--json", "--db", url)
+    assert code == 0, err
+    assert json.loads(out)["player"] == "alphabeta:depth=2"
+    code, _, err = run(capsys, "play", "totality", "--player", "tuned:nobody", "--db", url)
+    assert code == 2 and err.count("\n") == 1 and "tuned:champion" in err
