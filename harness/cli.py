@@ -154,9 +154,10 @@ def db_upgrade(db_url: str | None) -> None:
               help="Rank by mean score or by the lower bound of its 95% interval.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document (format in docs/db.md).")
 @click.option("--csv", "as_csv", is_flag=True, help="Print CSV with a header row.")
+@click.option("--top", type=click.IntRange(1), default=None, metavar="N", help="Only the N best rows.")
 @db_option
 def leaderboard(game: str, opponent: str | None, run: str | None, by: str, as_json: bool, as_csv: bool,
-                db_url: str | None) -> None:
+                top: int | None, db_url: str | None) -> None:
     """Rank every player configuration that played GAME by its documented score.
 
     GAME is a game spec; its exact configuration counts (totality is level
@@ -166,6 +167,7 @@ def leaderboard(game: str, opponent: str | None, run: str | None, by: str, as_js
     Examples:
       harness leaderboard ravenward
       harness leaderboard totality:easy --opponent gbot:easy --by lcb --json
+      harness leaderboard totality --opponent gbot --top 5
     """
     import csv
     import io
@@ -177,6 +179,8 @@ def leaderboard(game: str, opponent: str | None, run: str | None, by: str, as_js
         raise click.UsageError("choose one of --json and --csv")
     with open_database(db_url) as database:
         document = leaderboard_document(database, game, opponent=opponent, run=run, by=by)
+    if top is not None:
+        document["rows"] = document["rows"][:top]
     rows = document["rows"]
     if as_json:
         click.echo(json.dumps(document))
@@ -277,10 +281,15 @@ def print_table(title: str, columns: list[str], rows: list[list[Any]]) -> None:
     from rich.console import Console
     from rich.table import Table
     table = Table(title=title)
-    for column in columns:
-        table.add_column(column, justify="left" if column == "player" else "right", no_wrap=True)
-    for row in rows:
-        table.add_row(*(str(cell) for cell in row))
+    cells = [[str(cell) for cell in row] for row in rows]
+    for index, column in enumerate(columns):
+        if column == "player":  # long specs fold inside their column; numbers are never cut
+            table.add_column(column, justify="left", overflow="fold")
+        else:
+            width = max([len(column)] + [len(row[index]) for row in cells])
+            table.add_column(column, justify="right", no_wrap=True, min_width=width)
+    for row in cells:
+        table.add_row(*row)
     console = Console()
     if not console.is_terminal:  # piped: keep whole specs instead of fitting 80 columns
         console.width = 200

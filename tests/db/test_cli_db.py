@@ -55,6 +55,13 @@ def test_leaderboard_csv_and_table(filled, database_url, capsys):
     assert code == 0 and "greedy" in out and "tuned:greedy-v1" in out and "95% interval" in out
 
 
+def test_leaderboard_top_keeps_only_the_best_rows_and_never_cuts_numbers(filled, database_url, capsys):
+    code, out, _ = run_cli(capsys, "leaderboard", "totality", "--top", "1", "--json", "--db", database_url)
+    assert code == 0 and [row["player"] for row in json.loads(out)["rows"]] == ["greedy"]
+    code, out, _ = run_cli(capsys, "leaderboard", "totality", "--top", "1", "--db", database_url)
+    assert code == 0 and "random" not in out and "12.500" in out and "…" not in out
+
+
 def test_ratings_json_lists_every_player_with_an_interval(filled, database_url, capsys):
     code, out, _ = run_cli(capsys, "ratings", "totality", "--json", "--db", database_url)
     document = json.loads(out)
