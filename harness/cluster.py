@@ -88,6 +88,27 @@ def _check_address(address: str | None) -> None:
                            "(a head started with scripts/ray_head) or ray://HOST:10001")
 
 
+def _use_token_auth_if_configured() -> None:
+    """Join a token-protected head by HOST:PORT as Ray's own ``auto`` does.
+
+    Ray turns token authentication on for ``address="auto"`` when a token is
+    configured (``RAY_AUTH_TOKEN``, ``RAY_AUTH_TOKEN_PATH`` or
+    ``~/.ray/auth_token``, which ``ray start --head`` writes), but not for an
+    explicit address (nor for ``auto`` resolved through ``RAY_ADDRESS``), so
+    the head refuses the driver. Ray reads the mode once
+    at import, so its own helper (which also refreshes its config) is used
+    where this Ray version has it. An explicit ``RAY_AUTH_MODE`` is respected.
+    """
+    if "RAY_AUTH_MODE" in os.environ:
+        return
+    try:
+        from ray._private.authentication.authentication_token_setup import (
+            maybe_enable_token_auth_if_token_available)
+    except ImportError:  # a Ray without token authentication
+        return
+    maybe_enable_token_auth_if_token_available(warn_if_disabled=False)
+
+
 def _driver_code_path() -> list[str]:
     """The driver's own source directories (not the Python installation's).
 
@@ -124,6 +145,8 @@ def _connect(workers: int | None, address: str | None) -> bool:
     options = _init_options(address)
     if address is not None and address != "auto" and not address.startswith("ray://"):
         _check_reachable(address)
+    if address is not None and not address.startswith("ray://"):
+        _use_token_auth_if_configured()
     try:
         if address is None:
             ray.init(num_cpus=workers or os.cpu_count() or 1,
