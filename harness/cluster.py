@@ -149,7 +149,8 @@ def _connect(workers: int | None, address: str | None) -> bool:
         _use_token_auth_if_configured()
     try:
         if address is None:
-            ray.init(num_cpus=workers or os.cpu_count() or 1,
+            # "local" always starts a new cluster: never a stray one found on this machine
+            ray.init(address="local", num_cpus=workers or os.cpu_count() or 1,
                      runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join(_driver_code_path())}},
                      **options)
         else:

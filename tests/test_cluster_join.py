@@ -25,12 +25,17 @@ def free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def head():
-    """A Ray head on a free port, in its own process group, torn down with it."""
+def head(tmp_path_factory):
+    """A Ray head on a free port, in its own process group, torn down with it.
+
+    Its temporary directory is the test's own, so the head's address file
+    never makes another test's ``ray.init`` find a cluster that has gone.
+    """
     port = free_port()
+    env = dict(os.environ, RAY_TMPDIR=str(tmp_path_factory.mktemp("ray")))
     process = subprocess.Popen(
         [str(ROOT / "scripts" / "ray_head"), "--port", str(port), "--num-cpus", "2", "--block"],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         try:
