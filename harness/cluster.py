@@ -372,7 +372,7 @@ class Pool:
     PIPELINE = 2  # batches in flight per worker
 
     def __init__(self, workers: int | None = None, address: str | None = None, *,
-                 target_batch_s: float = 0.25, max_batch: int = 256, max_attempts: int = 3,
+                 target_batch_s: float = 0.05, max_batch: int = 256, max_attempts: int = 3,
                  start_timeout_s: float = 120.0) -> None:
         if workers is not None and workers < 1:
             raise InvalidInput(f"workers must be at least 1, got {workers}")
