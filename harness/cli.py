@@ -94,7 +94,7 @@ def play(game: str, player: str, opponent: str, seed: int, opening_plies: int, s
     import json
 
     from harness.games import load as load_game
-    from harness.match import MatchSpec, play_match
+    from harness.match import MatchSpec, play_match, replay_lines
     rules = load_game(game)
     if any(spec.startswith("tuned:") for spec in (player, opponent)):
         from harness.db import open_database
@@ -102,14 +102,8 @@ def play(game: str, player: str, opponent: str, seed: int, opening_plies: int, s
             player, opponent = db.resolve_spec(player), db.resolve_spec(opponent)
     result = play_match(MatchSpec(rules.spec, player, opponent, seed, opening_plies))
     if show:
-        state = rules.initial_state()
-        click.echo(rules.render(state))
-        for number, action in enumerate(result.actions, 1):
-            side = rules.to_move(state)
-            state = rules.apply(state, action)
-            who = "player" if side == rules.user_side else "opponent"
-            click.echo(f"\nply {number} ({who}): {json.dumps(action)}")
-            click.echo(rules.render(state))
+        for line in replay_lines(result):
+            click.echo(line)
     if as_json:
         click.echo(json.dumps(result.to_dict()))
         return

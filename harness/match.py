@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -113,3 +114,19 @@ def play_match(spec: MatchSpec) -> MatchResult:
         duration_s=time.perf_counter() - started, player_s=player_s,
         opponent_s=env.opponent_seconds, key=match_key(spec), opening_plies=spec.opening_plies,
         error=error)
+
+
+def replay_lines(result: MatchResult) -> Iterator[str]:
+    """A played match move by move: the start board, then each ply and the board after it.
+
+    Raises:
+        IllegalAction: a recorded action is not legal (the engine changed since).
+    """
+    rules = load_game(result.game)
+    state = rules.initial_state()
+    yield rules.render(state)
+    for number, action in enumerate(result.actions, 1):
+        who = "player" if rules.to_move(state) == rules.user_side else "opponent"
+        state = rules.apply(state, action)
+        yield f"ply {number} ({who}): {json.dumps(action)}"
+        yield rules.render(state)

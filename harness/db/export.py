@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from harness.db.records import MatchRecord
 from harness.db.specs import explicit_game
+from harness.match import replay_lines
 
 if TYPE_CHECKING:
     from harness.db.database import Database
@@ -65,16 +66,8 @@ def replay_boards(record: MatchRecord) -> Iterator[str]:
     Raises:
         IllegalAction: a recorded action is not legal (the engine changed since).
     """
-    from harness.games import load
-    rules = load(record.game)
     yield (f"match {record.id} (run {record.run_id}): {explicit_game(record.game)}, "
            f"{record.player} vs {record.opponent}, seed {record.seed}")
-    state = rules.initial_state()
-    yield rules.render(state)
-    for number, action in enumerate(record.actions, 1):
-        who = "player" if rules.to_move(state) == rules.user_side else "opponent"
-        state = rules.apply(state, action)
-        yield f"ply {number} ({who}): {json.dumps(action)}"
-        yield rules.render(state)
+    yield from replay_lines(record)
     server = "" if record.server_score is None else f", server score {record.server_score:g}"
     yield f"result: {record.outcome} ({record.reason}), score {record.score:g}{server}, {record.plies} plies"
