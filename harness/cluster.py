@@ -38,6 +38,7 @@ Example::
 
 from __future__ import annotations
 
+import heapq
 import itertools
 import logging
 import math
@@ -387,7 +388,9 @@ class Pool:
         self._started = False
         self._workers: list[_Worker] = []
         self._numbers = itertools.count()
-        self._queue: deque[tuple[Hashable, MatchSpec]] = deque()
+        # a heap of (priority, order, tag, spec): lower priorities first, then submission order
+        self._queue: list[tuple[int, int, Hashable, MatchSpec]] = []
+        self._order = itertools.count()
         self._ready: deque[tuple[Hashable, MatchResult]] = deque()
         self._plays = _Flight()
         self._helpers: list[Any] = []
@@ -451,10 +454,19 @@ class Pool:
 
     # -- matches
 
-    def submit(self, specs: Sequence[MatchSpec], tag: Hashable = None) -> None:
-        """Queue matches; ``as_completed`` hands their results back under ``tag``."""
+    def submit(self, specs: Sequence[MatchSpec], tag: Hashable = None, priority: int = 0) -> None:
+        """Queue matches; ``as_completed`` hands their results back under ``tag``.
+
+        Args:
+            specs: the matches.
+            tag: handed back with each result, and what ``cancel`` names.
+            priority: matches of a lower priority are dispatched first (the
+                tuning driver gives older trials precedence, so they finish
+                first); equal priorities go in submission order.
+        """
         self.start()
-        self._queue.extend((tag, spec) for spec in specs)
+        for spec in specs:
+            heapq.heappush(self._queue, (priority, next(self._order), tag, spec))
 
     def cancel(self, tag: Hashable, running: bool = False) -> int:
         """Drop the queued matches of ``tag``; matches already on a worker still finish.
@@ -468,8 +480,9 @@ class Pool:
         Returns:
             How many queued matches were dropped.
         """
-        kept = deque(item for item in self._queue if item[0] != tag)
+        kept = [item for item in self._queue if item[2] != tag]
         dropped = len(self._queue) - len(kept)
+        heapq.heapify(kept)
         self._queue = kept
         if running:
             for unit in list(self._plays.refs.values()) + list(self._plays.retry):
@@ -616,7 +629,8 @@ class Pool:
         if not self._queue:
             return None
         size = self.batch_size()
-        return _Unit("play", [self._queue.popleft() for _ in range(min(size, len(self._queue)))])
+        items = [heapq.heappop(self._queue) for _ in range(min(size, len(self._queue)))]
+        return _Unit("play", [(tag, spec) for _, _, tag, spec in items])
 
     def _spawn(self) -> _Worker:
         return _Worker(_RemoteWorker.remote(), next(self._numbers))
