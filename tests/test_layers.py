@@ -13,7 +13,7 @@ SOURCES = sorted(p for package in ("harness", "players") for p in (ROOT / packag
 
 # foreign library -> the only places allowed to import it
 OWNERS = {
-    "ray": ("harness/cluster.py",),
+    "ray": ("harness/cluster/",),
     "optuna": ("harness/tuning/adapter.py",),
     "sqlalchemy": ("harness/db/",),
     "alembic": ("harness/db/",),

@@ -59,6 +59,12 @@ def _translating(url: str) -> Callable[[Callable[[], _T]], _T]:
             return action()
         except optuna.exceptions.UpdateFinishedTrialError as error:
             raise TrialTaken(str(error)) from error
+        except ValueError as error:
+            if str(error).startswith("Cannot tell a "):  # tell() on a finished trial (Optuna 4-5 wording)
+                raise TrialTaken(str(error)) from error
+            raise
+        except optuna.exceptions.StorageInternalError as error:  # a failed commit, its cause inside
+            raise _storage_error(url, error.__cause__ or error) from error
         except Exception as error:
             if type(error).__module__.startswith("sqlalchemy"):
                 raise _storage_error(url, error) from error

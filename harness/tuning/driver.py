@@ -152,7 +152,6 @@ class Driver:
         self.started = time.monotonic()
         self.last_progress = 0.0
         self.failed_seen = -1
-        self.workers_seen = 0
         self.identity = f"{socket.gethostname()}:{os.getpid()}:{id(self):x}"
         self.heartbeat = Heartbeat(study.beat, study.heartbeat_interval)
 
@@ -171,19 +170,12 @@ class Driver:
 
     def fill(self) -> None:
         """Start trials while the capacity rule wants more and the budget is not taken."""
-        self.check_pool()
         while should_start_trial(len(self.active), self.pool.pending(), self.pool.workers, self.parallel):
             if not self.budget_open():
                 return
             self.start_trial()
         self.max_trials_in_flight = max(self.max_trials_in_flight, len(self.active))
         self.max_games_in_flight = max(self.max_games_in_flight, self.pool.pending())
-
-    def check_pool(self) -> None:
-        workers = self.pool.workers
-        if self.workers_seen and workers != self.workers_seen:
-            self.on_event(PoolResized(workers, self.workers_seen))
-        self.workers_seen = workers
 
     def start_trial(self) -> None:
         trial = self.study.ask()
@@ -380,13 +372,25 @@ class Driver:
 
 @contextmanager
 def open_pool(pool: Any, workers: int | None, address: str | None) -> Iterator[Any]:
-    """The given pool, or a new one: every CPU of the machine or of the joined cluster by default."""
+    """The given pool, or a new one: every CPU of the machine or of the joined cluster by default,
+    and for one local worker the in-process pool (no Ray to start)."""
     if pool is not None:
         yield pool
         return
-    from harness.cluster import Pool
-    with Pool(workers=workers, address=address) as own:
+    from harness.cluster import open_pool as new_pool
+    with new_pool(workers=workers, address=address) as own:
         yield own
+
+
+@contextmanager
+def _resizes_as_events(pool: Any, on_event: OnEvent) -> Iterator[None]:
+    """While tuning, the pool's resizes reach the caller as ``PoolResized`` events."""
+    previous = getattr(pool, "on_resize", None)
+    pool.on_resize = lambda workers, before: on_event(PoolResized(workers, before))
+    try:
+        yield
+    finally:
+        pool.on_resize = previous
 
 
 def tune(config: StudyFile, *, trials: int | None = None, workers: int | None = None,
@@ -423,7 +427,7 @@ def tune(config: StudyFile, *, trials: int | None = None, workers: int | None = 
     try:
         study = open_study(config, url, grace_period=grace_period)
         opponent = db.resolve_spec(config.opponent)
-        with open_pool(pool, workers, address) as active_pool:
+        with open_pool(pool, workers, address) as active_pool, _resizes_as_events(active_pool, on_event):
             active_pool.start()  # before the clock: Ray and the workers take seconds to start
             driver = Driver(config, study, db, active_pool, target=trials or config.trials,
                             parallel=config.parallel, opponent=opponent, on_event=on_event)
