@@ -152,6 +152,7 @@ class Driver:
         self.started = time.monotonic()
         self.last_progress = 0.0
         self.failed_seen = -1
+        self.asked: Trial | None = None
         self.identity = f"{socket.gethostname()}:{os.getpid()}:{id(self):x}"
         self.heartbeat = Heartbeat(study.beat, study.heartbeat_interval)
 
@@ -180,7 +181,7 @@ class Driver:
     def start_trial(self) -> None:
         trial = self.study.ask()
         self.heartbeat.add(trial.storage_id)
-        run: _TrialRun | None = None
+        self.asked = trial  # until it is in ``active``, an interruption fails it from here
         try:
             # the spec carries 4 significant digits (readable, and finer than the games can tell apart)
             weights = {w.name: float(f"{trial.suggest(w):.4g}") for w in self.config.weights}
@@ -194,12 +195,16 @@ class Driver:
             keys = [match_key(s) for s in self.config.matches(spec, self.opponent, self.seeds)]
             run = _TrialRun(trial, spec, run_id, keys)
             self.active[trial.number] = run
+            self.asked = None
+        except TrialTaken:
+            self.asked = None
+            self.heartbeat.discard(trial.storage_id)
+            return
+        try:
             self.reuse_recorded(run)
             self.advance(run)
         except TrialTaken:
-            self.heartbeat.discard(trial.storage_id)
-            if run is not None:
-                self.lose(run)
+            self.lose(run)
 
     def reuse_recorded(self, run: _TrialRun) -> None:
         """Take the games already recorded under this trial's match keys, in seed order.
@@ -362,6 +367,11 @@ class Driver:
                     else:
                         return
             except BaseException:
+                if self.asked is not None:  # interrupted while starting a trial: retry it at once
+                    try:
+                        self.study.tell_failed_and_retry(self.asked)
+                    except Exception:  # noqa: BLE001 - left RUNNING, its heartbeat goes stale
+                        pass
                 for run in list(self.active.values()):
                     try:
                         self.finish(run, "interrupted")
