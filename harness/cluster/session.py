@@ -125,16 +125,33 @@ def connect(workers: int | None, address: str | None) -> bool:
         _use_token_auth_if_configured()
     try:
         if address is None:
-            # "local" always starts a new cluster: never a stray one found on this machine
-            ray.init(address="local", num_cpus=workers or os.cpu_count() or 1,
-                     runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join(_driver_code_path())}},
-                     **options)
+            # "local" always starts a new cluster: never a stray one found on this machine. The
+            # workers find the driver's code through PYTHONPATH inherited from the raylet, not a
+            # runtime_env: a runtime_env makes every worker wait for Ray's runtime-env agent
+            # (4-6 s here) instead of taking a prestarted process (0.2 s)
+            with _environment(PYTHONPATH=os.pathsep.join(_driver_code_path())):
+                ray.init(address="local", num_cpus=workers or os.cpu_count() or 1, **options)
         else:
             ray.init(address=address, **options)
     except (ConnectionError, RuntimeError, ValueError, ray_errors.RayError) as error:
         where = "a local Ray cluster" if address is None else f"the Ray cluster at {address}"
         raise ClusterError(f"could not start or join {where}: {one_line(error)}") from error
     return True
+
+
+@contextmanager
+def _environment(**values: str) -> Iterator[None]:
+    """Environment variables set for a block (the processes it starts inherit them)."""
+    saved = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def shutdown() -> None:
