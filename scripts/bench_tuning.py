@@ -90,7 +90,9 @@ def main() -> None:
                 figures["ray_2"] = run(config, pool, directory, "ray2")
         if args.two_nodes:
             from ray.cluster_utils import Cluster
-            os.environ.setdefault("RAY_AUTH_MODE", "disabled")
+            from ray._raylet import Config
+            os.environ["RAY_AUTH_MODE"] = "token"  # the nodes and this driver alike
+            Config.initialize("")
             cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1})
             cluster.add_node(num_cpus=1)
             cluster.wait_for_nodes()
