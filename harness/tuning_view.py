@@ -37,7 +37,7 @@ class TuneView:
         if self.progress is None:
             self.progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                                      TextColumn("{task.fields[detail]}"), TimeElapsedColumn(),
-                                     TextColumn("ETA"), TimeRemainingColumn(), console=self.console)
+                                     TimeRemainingColumn(), console=self.console)
             self.progress.start()
         return self.progress
 
