@@ -530,7 +530,7 @@ def emulate(host: str, port: int, opponent: str, beat_ms: int) -> None:
 @click.option("--workers", type=click.IntRange(1), default=None, metavar="W",
               help="Worker processes [default: every CPU of the machine or cluster].")
 @click.option("--address", default=None, metavar="ADDR",
-              help="Join a running Ray cluster: auto, HOST:PORT or ray://HOST:10001.")
+              help="Join a running Ray cluster: HOST:PORT of its head, or auto.")
 @click.option("--run-name", default=None, metavar="NAME", help="A name for the run (usable with --resume).")
 @click.option("--resume", default=None, metavar="RUN", help="Finish an interrupted run (id or name).")
 @db_option
