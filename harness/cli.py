@@ -7,7 +7,11 @@ Other harness errors are one line and exit code 1. Never a traceback.
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import click
@@ -304,39 +308,76 @@ def format_interval(low: float | None, high: float | None, number: str = "{:.3f}
 @cli.command()
 @click.argument("study")
 @click.option("--trials", type=click.IntRange(1), default=None, help="Total trials the study should hold [default: the file's budget].")
-@click.option("--workers", type=click.IntRange(1), default=None, help="Ray workers of the local pool [default: 2].")
-@click.option("--address", default=None, help="Join a Ray cluster (auto or ray://host:port) instead of a local one.")
+@click.option("--workers", type=click.IntRange(1), default=None, help="Ray workers [default: every CPU of this machine, or of the cluster joined with --address].")
+@click.option("--address", default=None, help="Join a running Ray cluster: HOST:PORT of a head started with scripts/ray_head, or auto (the cluster this machine joined with ray start).")
 @db_option
 @click.option("--validate", "validate_only", is_flag=True, help="Only validate STUDY's best trial against the defaults.")
 @click.option("--stale-after", type=click.IntRange(2), default=120, show_default=True, help="Seconds without a heartbeat after which another driver's trial counts as abandoned.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON line summarising the run (progress stays on stderr).")
 def tune(study: str, trials: int | None, workers: int | None, address: str | None, db_url: str | None,
-         validate_only: bool, stale_after: int) -> None:
+         validate_only: bool, stale_after: int, as_json: bool) -> int:
     """Tune a player's evaluation weights with Optuna; validate the best and save it as tuned:<study>.
 
     STUDY is a study file (studies/*.toml); with --validate also the name of a
-    study in the database. Running the same command again resumes the study.
+    study in the database. Running the same command again resumes the study;
+    Ctrl-C or SIGTERM stops it cleanly and prints that command.
 
     \b
     Examples:
       harness tune studies/demo-totality.toml --workers 2
       harness tune studies/ravenward.toml --trials 60 --db postgresql+psycopg://tuner@dbhost/harness
+      harness tune studies/demo-totality.toml --json
       harness tune --validate demo-totality
     """
     from rich.console import Console
 
-    from harness import tuning
+    from harness import tuning, tuning_view
+    from harness.db import mask_url
     console = Console()
-    if validate_only:
-        validation = tuning.validate(study, db_url=db_url, workers=workers, address=address)
-        console.print(tuning.validation_table(validation))
-        return
-    summary = tuning.tune(tuning.load_study_file(study), trials=trials, workers=workers, address=address,
-                          db_url=db_url, grace_period=stale_after)
-    best = "-" if summary.best_value is None else f"{summary.best_value:.3f} (trial {summary.best_trial})"
-    console.print(f"study {summary.study}: {summary.trials_complete} complete, {summary.trials_pruned} pruned, "
-                  f"{summary.trials_failed} failed; {summary.games} games in {summary.seconds:.0f}s; best {best}")
+    view = tuning_view.TuneView(Console(stderr=True))
+    given_db = None if db_url is None or db_url == os.environ.get("HARNESS_DB") else mask_url(db_url)
+    options = {"--trials": trials, "--workers": workers, "--address": address, "--db": given_db,
+               "--stale-after": None if stale_after == 120 else stale_after, "--validate": validate_only}
+    try:
+        with _sigterm_as_interrupt():
+            if validate_only:
+                validation = tuning.validate(study, db_url=db_url, workers=workers, address=address, on_event=view)
+                view.close()
+                console.print(tuning_view.validation_table(validation))
+                return 0
+            summary = tuning.tune(tuning.load_study_file(study), trials=trials, workers=workers, address=address,
+                                  db_url=db_url, grace_period=stale_after, on_event=view)
+    except KeyboardInterrupt:
+        view.close()
+        click.echo(f"harness: tuning interrupted; nothing is lost, resume with: "
+                   f"{tuning_view.resume_command(study, options)}", err=True)
+        return 130
+    finally:
+        view.close()
+    if as_json:
+        click.echo(tuning_view.summary_json(summary))
+        return 0
+    for line in tuning_view.summary_lines(summary):
+        console.print(line, soft_wrap=True)
     if summary.validation is not None:
-        console.print(tuning.validation_table(summary.validation))
+        console.print(tuning_view.validation_table(summary.validation))
+    return 0
+
+
+@contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """SIGTERM (a scheduler, ``kill``) stops the command as Ctrl-C does: cleanly, resumable."""
+    def interrupt(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+    try:
+        previous = signal.signal(signal.SIGTERM, interrupt)
+    except ValueError:  # not the main thread (a test calling main() from a thread): leave it
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 @cli.command()
@@ -489,7 +530,7 @@ def emulate(host: str, port: int, opponent: str, beat_ms: int) -> None:
 @click.option("--workers", type=click.IntRange(1), default=None, metavar="W",
               help="Worker processes [default: every CPU of the machine or cluster].")
 @click.option("--address", default=None, metavar="ADDR",
-              help="Join a running Ray cluster: auto, HOST:PORT or ray://HOST:10001.")
+              help="Join a running Ray cluster: HOST:PORT of its head, or auto.")
 @click.option("--run-name", default=None, metavar="NAME", help="A name for the run (usable with --resume).")
 @click.option("--resume", default=None, metavar="RUN", help="Finish an interrupted run (id or name).")
 @db_option

@@ -38,7 +38,7 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, ProgressColu
                            TextColumn, TimeElapsedColumn, TimeRemainingColumn)
 from rich.text import Text
 
-from harness.cluster import Pool
+from harness.cluster import open_pool
 from harness.db import Database, open_database
 from harness.errors import HarnessError, InvalidInput
 from harness.games import load as load_game
@@ -252,7 +252,7 @@ class _PairTracker:
         return SprtStatus.of(self.config.sprt, self.counts)
 
 
-def play(database: Database, run_id: int, config: TournamentConfig, pool: Pool, *,
+def play(database: Database, run_id: int, config: TournamentConfig, pool: Any, *,
          console: Console | None = None,
          on_result: Callable[[MatchResult], None] | None = None) -> TournamentReport:
     """Play the run's missing matches on ``pool``, recording each as it arrives.
@@ -368,5 +368,5 @@ def run_tournament(game: str | None, players: Iterable[str] = (), opponent: str 
                           seed_start=seed_start, opening_plies=opening_plies, sprt=sprt,
                           resolve=database.resolve_spec)
             run_id = database.start_run("tournament", config.game, config.to_dict(), name=run_name)
-        with Pool(workers=workers, address=address) as pool:
+        with open_pool(workers=workers, address=address) as pool:  # one local worker: in-process
             return play(database, run_id, config, pool, console=console)

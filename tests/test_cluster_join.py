@@ -71,3 +71,52 @@ def test_a_tournament_joins_a_running_head_by_address(head, how, tmp_path):
         run = db.run("joined")
         assert run.status == "done"
         assert sorted(m.seed for m in db.matches(run_id=run.id)) == [0, 1, 2, 3]
+
+
+def harness_tune(args, tmp_path, timeout=300):
+    study = tmp_path / "joined.toml"
+    from tests.tuning_studies import tiny_study
+    study.write_text(tiny_study("joined", trials=2))
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env.pop("RAY_AUTH_MODE", None)
+    return subprocess.run([sys.executable, "-m", "harness.cli", "tune", str(study),
+                           "--db", f"sqlite:///{tmp_path / 'results.db'}", *args],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.mark.slow
+def test_a_node_started_with_scripts_ray_worker_joins_the_head_and_tune_uses_every_cpu(head, tmp_path):
+    env = dict(os.environ, RAY_TMPDIR=str(tmp_path / "ray"))
+    env.pop("RAY_AUTH_MODE", None)
+    (tmp_path / "ray").mkdir()
+    worker = subprocess.Popen([str(ROOT / "scripts" / "ray_worker"), head, "--num-cpus", "1", "--block"],
+                              cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                              start_new_session=True)
+    try:
+        completed = None
+        for _ in range(20):  # the node registers a few seconds after it starts
+            time.sleep(3)
+            assert worker.poll() is None, f"scripts/ray_worker exited: {worker.stderr.read()[-2000:]}"
+            completed = harness_tune(["--address", head, "--trials", "1", "--json"], tmp_path)
+            assert completed.returncode == 0, completed.stderr[-2000:]
+            if '"workers": 3' in completed.stdout:
+                break
+        assert '"workers": 3' in completed.stdout  # two CPUs of the head, one of the joined node
+        assert "Token authentication" not in completed.stderr
+    finally:
+        os.killpg(worker.pid, signal.SIGTERM)
+        worker.wait(timeout=60)
+
+
+def test_more_workers_than_the_cluster_has_is_one_line(head, tmp_path):
+    completed = harness_tune(["--address", head, "--workers", "9"], tmp_path)
+    assert completed.returncode == 1
+    assert completed.stderr.strip().count("\n") == 0 and "ask for at most" in completed.stderr
+
+
+def test_an_unreachable_head_and_a_ray_client_address_are_one_line(tmp_path):
+    completed = harness_tune(["--address", f"127.0.0.1:{free_port()}"], tmp_path)
+    assert completed.returncode == 1 and "cannot reach a Ray head" in completed.stderr
+    assert completed.stderr.strip().count("\n") == 0
+    completed = harness_tune(["--address", "ray://127.0.0.1:10001"], tmp_path)
+    assert completed.returncode == 2 and "not supported" in completed.stderr

@@ -13,8 +13,8 @@ SOURCES = sorted(p for package in ("harness", "players") for p in (ROOT / packag
 
 # foreign library -> the only places allowed to import it
 OWNERS = {
-    "ray": ("harness/cluster.py",),
-    "optuna": ("harness/tuning.py",),
+    "ray": ("harness/cluster/",),
+    "optuna": ("harness/tuning/adapter.py",),
     "sqlalchemy": ("harness/db/",),
     "alembic": ("harness/db/",),
     "httpx": ("harness/live/",),

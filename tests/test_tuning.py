@@ -39,7 +39,7 @@ def pool(cluster: None) -> Iterator[Pool]:
 @pytest.fixture(scope="module")
 def studied(pool: Pool, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, TuneSummary]:
     url = f"sqlite:///{tmp_path_factory.mktemp('study') / 'harness.db'}"
-    summary = tune(parse_study_file(tiny_study("tiny")), db_url=url, pool=pool, progress=False)
+    summary = tune(parse_study_file(tiny_study("tiny")), db_url=url, pool=pool)
     return url, summary
 
 
@@ -103,7 +103,7 @@ def test_validating_again_by_study_name_reuses_the_recorded_games(studied: tuple
 def test_the_same_command_resumes_the_study_with_a_larger_budget(studied: tuple[str, TuneSummary],
                                                                  pool: Pool) -> None:
     url, _ = studied
-    summary = tune(parse_study_file(tiny_study("tiny")), trials=8, db_url=url, pool=pool, progress=False,
+    summary = tune(parse_study_file(tiny_study("tiny")), trials=8, db_url=url, pool=pool,
                    validate_best=False)
     trials = study_trials("tiny", url)
     assert [t["number"] for t in trials] == list(range(8))
@@ -144,7 +144,7 @@ def test_trials_left_running_by_a_killed_driver_are_failed_and_retried(cluster: 
     abandoned = {n: dict(run.trial.params) for n, run in dead.active.items()}
     assert abandoned
     # resumed at once: the new driver waits until their heartbeats are older than the grace period
-    summary = tune(config, db_url=url, pool=pool, progress=False, validate_best=False, grace_period=2)
+    summary = tune(config, db_url=url, pool=pool, validate_best=False, grace_period=2)
     trials = study_trials("crash", url)
     failed = [t for t in trials if t["state"] == "fail"]
     assert sorted(t["number"] for t in failed) == sorted(abandoned)
@@ -190,7 +190,7 @@ def test_cma_es_with_successive_halving_reports_per_rung(pool: Pool, tmp_path: P
     text = text.replace("rungs = [4, 8]", "rungs = [2, 4, 8]")
     text = text.replace("[weights]\n", f"[weights]\nstability = {{ low = 0.0, high = {features(GAME)['stability'].high} }}\n")
     url = f"sqlite:///{tmp_path / 'harness.db'}"
-    summary = tune(parse_study_file(text), db_url=url, pool=pool, progress=False, validate_best=False)
+    summary = tune(parse_study_file(text), db_url=url, pool=pool, validate_best=False)
     assert summary.trials_complete + summary.trials_pruned == 4
     for trial in study_trials("halving", url):
         assert trial["intermediate"] and set(trial["intermediate"]) <= {2, 4}  # rung ends, not seeds

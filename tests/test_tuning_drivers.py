@@ -56,7 +56,7 @@ def test_two_drivers_on_one_study_run_distinct_trials_within_one_budget(
     # switching a brand-new SQLite file to WAL at the same instant can find it locked
     open_database(database_url).close()
     with ThreadPoolExecutor(2) as executor:
-        runs = [executor.submit(tune, config, db_url=database_url, pool=pool, progress=False,
+        runs = [executor.submit(tune, config, db_url=database_url, pool=pool,
                                 validate_best=False) for pool in pools]
         summaries = [run.result(timeout=300) for run in runs]
     trials = study_trials("shared", database_url)

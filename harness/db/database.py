@@ -6,9 +6,12 @@ schema to the newest migration before returning. Every operation runs in
 ``Database.session()``, which commits or rolls back and turns SQLAlchemy's
 errors into ``DatabaseError`` once, with the URL's password masked.
 
-Writes are atomic per result and idempotent per (run, match key): ``record``
-uses ``INSERT ... ON CONFLICT DO NOTHING`` on both backends, so a batch that
-a dead worker ran twice, or two drivers racing, store each match once. On
+Writes are atomic per result and idempotent per match key: ``record`` uses
+``INSERT ... ON CONFLICT DO NOTHING`` on both backends, so a batch that a
+dead worker ran twice, two drivers racing, a retried trial or the same
+gauntlet run twice store each distinct match once; a run that records a key
+another run already holds gets a ``run_matches`` row pointing at that match
+(it holds the match without a copy, and no count sees it twice). On
 SQLite, write transactions start with ``BEGIN IMMEDIATE`` (so two writers
 queue on the busy timeout instead of failing on a lock upgrade) and the file
 runs in WAL mode (readers never block the writer).
@@ -34,7 +37,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from harness import __version__
 from harness.db import queries, schema
-from harness.db.models import LiveGameRow, MatchRow, NamedPlayerRow, PlayerRow, RunRow
+from harness.db.models import LiveGameRow, MatchRow, NamedPlayerRow, PlayerRow, RunMatchRow, RunRow
 from harness.db.records import RUN_KINDS, RUN_STATUSES, LeaderboardRow, LiveGameRecord, MatchRecord, RunRecord
 from harness.db.specs import canonical_game, game_condition, game_parts, spec_hash, spec_parts
 from harness.errors import DatabaseError, HarnessError, InvalidInput, SpecError
@@ -310,8 +313,10 @@ class Database:
         """Store one match result atomically.
 
         Returns:
-            True if stored; False if this run already holds a match with the
-            same key (a re-run batch, a second driver): nothing is changed.
+            True if the run gained the match (stored, or the match another
+            run recorded under the same key, now held by this run too); False
+            if this run already holds the key (a re-run batch, a second
+            driver): nothing is changed.
 
         Raises:
             DatabaseError: the write failed; nothing of it was stored.
@@ -319,7 +324,10 @@ class Database:
         return self.record_many(run_id, [result]) == 1
 
     def record_many(self, run_id: int, results: list[MatchResult]) -> int:
-        """Store several results in one transaction (all or none); returns how many were new.
+        """Store several results in one transaction (all or none); returns how many the run gained.
+
+        A key already recorded (by any run) is never stored again: the run
+        holds the recorded match instead, whatever the new result says.
 
         Raises:
             InvalidInput: a result holds data JSON cannot store; nothing was stored.
@@ -338,35 +346,61 @@ class Database:
                          duration_s=r.duration_s, player_s=r.player_s, opponent_s=r.opponent_s, source=r.source,
                          server_score=r.server_score, error=r.error, extra=r.extra, recorded=recorded)
                     for r in results]
-            inserted = session.connection().execute(
-                self._insert(MatchRow.__table__).on_conflict_do_nothing(index_elements=["run_id", "key"])
-                .returning(MatchRow.__table__.c.id), rows)
-            stored = len(inserted.all())
+            connection = session.connection()
+            connection.execute(self._insert(MatchRow.__table__).on_conflict_do_nothing(), rows)
+            keys = sorted({r.key for r in results})
+            match_ids = connection.execute(select(MatchRow.id).where(MatchRow.key.in_(keys))).scalars().all()
+            gained = connection.execute(
+                self._insert(RunMatchRow.__table__).on_conflict_do_nothing(index_elements=["run_id", "match_id"])
+                .returning(RunMatchRow.__table__.c.match_id),
+                [dict(run_id=run_id, match_id=match_id) for match_id in match_ids])
+            stored = len(gained.all())
         # only after the commit: a rolled-back transaction may have dropped new player rows
         self._player_ids.update({spec_hash(spec): player_id for spec, player_id in ids.items()})
         return stored
 
+    def hold(self, run_id: int, keys: list[str]) -> set[str]:
+        """Let a run hold the matches already recorded under ``keys`` (by any run), without a copy.
+
+        This is how a retried or resumed trial reuses the games its
+        predecessors played: by key, never by copying rows.
+
+        Returns:
+            The keys that are recorded (now held by the run).
+        """
+        if not keys:
+            return set()
+        with self.session(write=True) as session:
+            found = session.execute(select(MatchRow.id, MatchRow.key).where(MatchRow.key.in_(sorted(set(keys))))).all()
+            if found:
+                session.connection().execute(
+                    self._insert(RunMatchRow.__table__).on_conflict_do_nothing(index_elements=["run_id", "match_id"]),
+                    [dict(run_id=run_id, match_id=match_id) for match_id, _ in found])
+            return {key for _, key in found}
+
     def recorded_keys(self, run_id: int) -> set[str]:
         """The match keys a run holds: what a resumed run skips."""
         with self.session() as session:
-            return set(session.scalars(select(MatchRow.key).where(MatchRow.run_id == run_id)))
+            return set(session.scalars(select(MatchRow.key).where(_held_by(run_id))))
 
     def matches(self, run_id: int | None = None, game: str | None = None,
-                match_id: int | None = None) -> list[MatchRecord]:
-        """Recorded matches in recording order, optionally of one run, game spec (exact) or id."""
-        return list(self.iter_matches(run_id=run_id, game=game, match_id=match_id))
+                match_id: int | None = None, keys: list[str] | None = None) -> list[MatchRecord]:
+        """Recorded matches in recording order, optionally of one run, game spec (exact), id or keys."""
+        return list(self.iter_matches(run_id=run_id, game=game, match_id=match_id, keys=keys))
 
     def iter_matches(self, run_id: int | None = None, game: str | None = None, match_id: int | None = None,
-                     pool_configurations: bool = False, batch: int = 500) -> Iterator[MatchRecord]:
+                     pool_configurations: bool = False, batch: int = 500,
+                     keys: list[str] | None = None) -> Iterator[MatchRecord]:
         """Stream recorded matches in recording order, ``batch`` rows at a time.
 
         Args:
-            run_id: only this run's matches.
+            run_id: only the matches this run holds.
             game: only this game spec's matches (its canonical configuration).
             match_id: only this match.
             pool_configurations: with a bare game name, every configuration
                 of the game (both seats, both levels) instead of its default.
             batch: rows fetched per round trip.
+            keys: only the matches of these keys.
         """
         player, opponent = PlayerRow.__table__.alias("player"), PlayerRow.__table__.alias("opponent")
         query = (select(MatchRow, player.c.spec, opponent.c.spec)
@@ -375,11 +409,13 @@ class Database:
                  .order_by(MatchRow.id)
                  .execution_options(yield_per=batch))
         if run_id is not None:
-            query = query.where(MatchRow.run_id == run_id)
+            query = query.where(_held_by(run_id))
         if game is not None:
             query = query.where(game_condition(game, pool_configurations))
         if match_id is not None:
             query = query.where(MatchRow.id == match_id)
+        if keys is not None:
+            query = query.where(MatchRow.key.in_(sorted(set(keys))))
         with self.session() as session:
             for row, player_spec, opponent_spec in session.execute(query):
                 yield _match_record(row, player_spec, opponent_spec)
@@ -393,7 +429,7 @@ class Database:
         """How many matches are recorded (in one run)."""
         query = select(func.count(MatchRow.id))
         if run_id is not None:
-            query = query.where(MatchRow.run_id == run_id)
+            query = query.where(_held_by(run_id))
         with self.session() as session:
             return int(session.scalar(query) or 0)
 
@@ -535,6 +571,11 @@ def scratch_database(url: str) -> Iterator[str]:
                 connection.exec_driver_sql(f'DROP SCHEMA IF EXISTS "{name}" CASCADE')
         finally:
             admin.dispose()
+
+
+def _held_by(run_id: int) -> Any:
+    """The condition on ``matches`` for the matches a run holds."""
+    return MatchRow.id.in_(select(RunMatchRow.match_id).where(RunMatchRow.run_id == run_id))
 
 
 def _configure_sqlite(connection: Any, record: Any) -> None:

@@ -2,8 +2,12 @@
 
 One row per distinct player configuration (``players``, keyed by a stable
 hash of the canonical spec), per run of work (``runs``: a tournament, one
-tuning trial, a live session), per finished match (``matches``, unique per run
-by the match's deterministic key, so a re-run batch is recorded once), per
+tuning trial, a live session), per distinct finished match (``matches``,
+unique by the match's deterministic key: a re-run batch, a retried trial or
+the same gauntlet run twice store each match once, so every count over the
+table counts distinct matches), per membership of a match in a run
+(``run_matches``: a run that played or reused a match already recorded by
+another holds it here, without a copy), per
 alias of a tuned configuration (``named_players``) and per live game in
 progress (``live_games``, so an interrupted live session can resume).
 
@@ -72,11 +76,18 @@ class RunRow(Base):
 
 
 class MatchRow(Base):
-    """One finished match, from the user's seat; unique per run by its key."""
+    """One distinct finished match, from the user's seat; unique by its key.
+
+    ``run_id`` is the run that recorded it first; every run that holds it
+    (that one included) has a ``run_matches`` row. The older per-run unique
+    constraint is kept (implied by the key's, and dropping it would rebuild
+    the table on SQLite).
+    """
 
     __tablename__ = "matches"
     __table_args__ = (
         UniqueConstraint("run_id", "key"),
+        Index(None, "key", unique=True),
         Index(None, "game", "player_id"),
         Index(None, "game", "opponent_id"),
         Index(None, "game_name"),
@@ -106,6 +117,16 @@ class MatchRow(Base):
     error: Mapped[str | None] = mapped_column(Text)
     extra: Mapped[dict[str, Any]] = mapped_column(JSON)
     recorded: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class RunMatchRow(Base):
+    """A match held by a run: the run played it, or reused the recorded one (same key)."""
+
+    __tablename__ = "run_matches"
+
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"), primary_key=True)
+    match_id: Mapped[int] = mapped_column(ForeignKey("matches.id", ondelete="CASCADE"), primary_key=True,
+                                          index=True)
 
 
 class NamedPlayerRow(Base):

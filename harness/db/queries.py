@@ -1,5 +1,8 @@
 """Leaderboard and rating queries: SQL aggregates per player, statistics in ``harness.ratings``.
 
+Every row of ``matches`` is a distinct match (its key is unique), so each
+count below counts each match once, however many runs hold it.
+
 The database does the counting (games, wins, draws, losses, sum and sum of
 squares of the score, best, worst, live mismatches) grouped by player
 configuration, so a leaderboard over millions of matches moves one row per
@@ -13,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import case, func, select
 
-from harness.db.models import MatchRow, NamedPlayerRow, PlayerRow
+from harness.db.models import MatchRow, NamedPlayerRow, PlayerRow, RunMatchRow
 from harness.db.records import RANKINGS, LeaderboardRow
 from harness.db.specs import canonical_game, game_condition, game_parts, spec_hash
 from harness.errors import InvalidInput
@@ -115,7 +118,8 @@ def _filter(database: Database, query: Any, opponent: str | None, run: int | str
         opponent_ids = select(PlayerRow.id).where(PlayerRow.hash == spec_hash(canonical_player(database, opponent)))
         query = query.where(MatchRow.opponent_id.in_(opponent_ids.scalar_subquery()))
     if run is not None:
-        query = query.where(MatchRow.run_id == database.run_id(run))
+        held = select(RunMatchRow.match_id).where(RunMatchRow.run_id == database.run_id(run))
+        query = query.where(MatchRow.id.in_(held))
     return query
 
 

@@ -83,15 +83,19 @@ def test_a_recorded_match_reads_back_with_every_field(db, make_result):
     assert db.matches(game="xiangqi") == []
 
 
-def test_re_recording_a_match_key_of_a_run_is_a_no_op(db, make_result):
+def test_re_recording_a_match_key_is_a_no_op_and_another_run_holds_the_same_match(db, make_result):
     run_id = db.start_run("tournament", "totality", {})
     other_run = db.start_run("tournament", "totality", {})
     result = make_result(score=5.0)
     assert db.record(run_id, result) is True
     assert db.record(run_id, make_result(score=99.0, key=result.key)) is False
-    assert db.record(other_run, result) is True  # the key is unique per run, not globally
-    assert db.recorded_keys(run_id) == {result.key}
-    assert [m.score for m in db.matches(run_id=run_id)] == [5.0]
+    assert db.record(other_run, make_result(score=77.0, key=result.key)) is True  # held, not copied
+    assert db.record(other_run, result) is False
+    assert db.recorded_keys(run_id) == db.recorded_keys(other_run) == {result.key}
+    assert [m.score for m in db.matches(run_id=run_id)] == [m.score for m in db.matches(run_id=other_run)] == [5.0]
+    assert db.count_matches() == 1 and db.count_matches(other_run) == 1
+    assert [row.games for row in db.leaderboard("totality")] == [1]
+    assert [row.games for row in db.leaderboard("totality", run_id=other_run)] == [1]
     assert count(db, PlayerRow) == 2  # random and gbot, each once
 
 

@@ -1,0 +1,31 @@
+"""The objectives a study may maximise: a per-game value, and the objective over a trial's games."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from harness.match import MatchResult
+
+OBJECTIVES = {
+    "mean_score": "mean documented score of the user's seat",
+    "lcb": "lower end of the 95% interval of the mean score",
+    "rank1_rate": "share of games the user ends with rank 1 (a win or a draw)",
+    "win_rate": "share of games won",
+}
+
+
+def game_value(result: MatchResult, objective: str) -> float:
+    """The per-game value a study averages: the score, or a 0/1 outcome indicator."""
+    if objective == "rank1_rate":
+        return 0.0 if result.outcome == "loss" else 1.0
+    if objective == "win_rate":
+        return 1.0 if result.outcome == "win" else 0.0
+    return float(result.score)
+
+
+def objective_value(values: Sequence[float], objective: str) -> float:
+    """The objective over per-game values: their mean, or for ``lcb`` the 95% interval's lower end."""
+    if objective == "lcb":
+        from harness.ratings import mean_interval
+        return float(mean_interval(list(values))[1])
+    return float(sum(values) / len(values))

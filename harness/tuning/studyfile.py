@@ -1,0 +1,331 @@
+"""Study files: the TOML that names a game, a weighted player, the weights to search and a budget.
+
+Pure parsing and validation (no Optuna, no database, no Ray): a study file is
+read into a frozen ``StudyFile`` or refused with one ``StudyFileError`` that
+names the file, the key and the valid choices. Everything the driver and the
+validation need from the file (the player spec for some weights, the match
+specs of some seeds, the fingerprint a resumed study must keep) is a method
+here, so a new kind of searched parameter is added in this module alone.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tomllib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness.errors import SpecError, StudyFileError, UnknownGame
+from harness.games import canonical_spec, parse_spec
+from harness.match import MatchSpec
+from harness.tuning.objectives import OBJECTIVES
+
+__all__ = ["OBJECTIVES", "SAMPLERS", "PRUNERS", "WeightRange", "StudyFile", "parse_study_file",
+           "load_study_file"]
+
+SAMPLERS = ("tpe", "random", "cmaes")
+PRUNERS = ("wilcoxon", "halving", "none")
+TOP_KEYS = ("name", "description", "game", "opening_plies", "player", "opponent", "objective",
+            "sampler", "pruner", "p_threshold", "seed", "budget", "seeds", "weights")
+BUDGET_KEYS = ("trials", "games", "rungs", "parallel")
+SEED_KEYS = ("tuning", "validation")
+WEIGHT_KEYS = ("low", "high", "log", "choices")
+NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
+
+
+
+@dataclass(frozen=True)
+class WeightRange:
+    """One searched weight: a float range (maybe log-scaled) or a list of choices."""
+
+    name: str
+    default: float
+    low: float = 0.0
+    high: float = 0.0
+    log: bool = False
+    choices: tuple[float, ...] | None = None
+
+    def describe(self) -> str:
+        """The range in one short phrase, for tables and docs."""
+        if self.choices is not None:
+            return "one of " + ", ".join(f"{c:g}" for c in self.choices)
+        return f"{self.low:g}..{self.high:g}" + (" (log)" if self.log else "")
+
+
+@dataclass(frozen=True)
+class StudyFile:
+    """A validated study file. ``text`` is the file as written, stored with the study."""
+
+    path: str
+    name: str
+    game: str
+    player: dict[str, Any]
+    opponent: str
+    weights: tuple[WeightRange, ...]
+    objective: str
+    sampler: str
+    pruner: str
+    p_threshold: float
+    seed: int
+    trials: int
+    rungs: tuple[int, ...]
+    parallel: int | None
+    tuning_seeds: range
+    validation_seeds: range
+    opening_plies: int = 0
+    description: str = ""
+    text: str = field(default="", repr=False, compare=False)
+
+    @property
+    def games(self) -> int:
+        """Games per trial: the last rung."""
+        return self.rungs[-1]
+
+    def default_weights(self) -> dict[str, float]:
+        """The default of every searched weight: the baseline trial's parameters."""
+        return {w.name: w.default for w in self.weights}
+
+    def player_spec(self, weights: dict[str, float]) -> str:
+        """The canonical spec of the study's player with ``weights`` (searched ones) set."""
+        from players import load as load_player
+        fixed = dict(self.player.get("weights", {}))
+        params = {k: v for k, v in self.player.items() if k != "weights"}
+        return load_player({**params, "weights": fixed | weights}, self.game).spec
+
+    def matches(self, player: str, opponent: str, seeds: Iterable[int]) -> list[MatchSpec]:
+        """The match specs of ``player`` on ``seeds``, in seed order."""
+        return [MatchSpec(self.game, player, opponent, seed, self.opening_plies) for seed in seeds]
+
+    def fingerprint(self) -> str:
+        """What must not change when a study resumes (the budget may)."""
+        return json.dumps({
+            "game": self.game, "player": self.player, "opponent": self.opponent,
+            "weights": [[w.name, w.low, w.high, w.log, w.choices] for w in self.weights],
+            "objective": self.objective, "pruner": self.pruner, "rungs": self.rungs,
+            "tuning": [self.tuning_seeds.start, self.tuning_seeds.stop],
+            "opening_plies": self.opening_plies}, sort_keys=True)
+
+
+def _error(path: str, key: str, problem: str, choices: Iterable[Any] | None = None) -> StudyFileError:
+    valid = f"; valid: {', '.join(map(str, choices))}" if choices is not None else ""
+    return StudyFileError(f"{path}: {key}: {problem}{valid}")
+
+
+def _check_keys(path: str, where: str, table: dict[str, Any], valid: Sequence[str]) -> None:
+    for key in table:
+        if key not in valid:
+            raise _error(path, f"{where}{key}", "unknown key", valid)
+
+
+def _typed(path: str, key: str, value: Any, kind: type | tuple[type, ...], what: str) -> Any:
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
+        raise _error(path, key, f"{value!r} is not {what}")
+    return value
+
+
+def _seed_range(path: str, key: str, value: Any) -> range:
+    if (not isinstance(value, list) or len(value) != 2
+            or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)):
+        raise _error(path, key, f"{value!r} is not [first, stop] (two integers, stop excluded)")
+    first, stop = value
+    if first < 0 or stop <= first:
+        raise _error(path, key, f"{value!r} is empty or negative; write [first, stop] with 0 <= first < stop")
+    return range(first, stop)
+
+
+def _weight(path: str, game: str, name: str, value: Any) -> WeightRange:
+    from players.features import features
+    table = features(game)
+    if name not in table:
+        raise _error(path, f"weights.{name}", f"{game.partition(':')[0]} has no evaluation feature {name!r}",
+                     table)
+    feature = table[name]
+    key = f"weights.{name}"
+    if value is True:
+        value = {}
+    if not isinstance(value, dict):
+        raise _error(path, key, f"{value!r} is not a table like {{ low = 0.0, high = 4.0 }} (or {{}} "
+                     "for the feature's own range)")
+    _check_keys(path, f"{key}.", value, WEIGHT_KEYS)
+    default = float(feature.default)
+    if "choices" in value:
+        if set(value) - {"choices"}:
+            raise _error(path, key, "choices excludes low, high and log")
+        choices = value["choices"]
+        if (not isinstance(choices, list) or not choices
+                or not all(isinstance(c, (int, float)) and not isinstance(c, bool) for c in choices)):
+            raise _error(path, f"{key}.choices", f"{choices!r} is not a non-empty list of numbers")
+        choices = tuple(float(c) for c in choices)
+        if default not in choices:
+            raise _error(path, f"{key}.choices", f"must include the default {default:g} (the baseline trial)")
+        return WeightRange(name, default, min(choices), max(choices), False, choices)
+    low = _typed(path, f"{key}.low", value.get("low", feature.low), (int, float), "a number")
+    high = _typed(path, f"{key}.high", value.get("high", feature.high), (int, float), "a number")
+    log = _typed(path, f"{key}.log", value.get("log", feature.log), bool, "true or false")
+    if not low < high:
+        raise _error(path, key, f"low {low:g} is not below high {high:g}")
+    if log and low <= 0:
+        raise _error(path, f"{key}.log", f"a log range needs low > 0, got {low:g}")
+    if not low <= default <= high:
+        raise _error(path, key, f"range {low:g}..{high:g} excludes the default {default:g} "
+                     "(the baseline trial)")
+    return WeightRange(name, default, float(low), float(high), bool(log))
+
+
+def _rungs(path: str, budget: dict[str, Any], pruner: str) -> tuple[int, ...]:
+    games = budget.get("games")
+    if games is not None:
+        _typed(path, "budget.games", games, int, "a positive integer")
+        if games < 1:
+            raise _error(path, "budget.games", f"{games} is not a positive integer")
+    rungs = budget.get("rungs")
+    if rungs is None:
+        if games is None:
+            raise _error(path, "budget", "give games (per trial) or rungs", BUDGET_KEYS)
+        rungs, step = [], min(8, games)
+        while step < games:
+            rungs.append(step)
+            step *= 4
+        rungs.append(games)
+    if (not isinstance(rungs, list) or not rungs
+            or not all(isinstance(r, int) and not isinstance(r, bool) and r > 0 for r in rungs)
+            or any(b <= a for a, b in zip(rungs, rungs[1:]))):
+        raise _error(path, "budget.rungs", f"{rungs!r} is not an increasing list of positive game counts")
+    if games is not None and rungs[-1] != games:
+        raise _error(path, "budget.rungs", f"the last rung {rungs[-1]} must equal budget.games {games}")
+    if pruner == "halving" and len(rungs) > 1:
+        factor = rungs[1] / rungs[0]
+        geometric = [rungs[0] * round(factor) ** k for k in range(len(rungs))]
+        if not factor.is_integer() or factor < 2 or geometric != list(rungs):
+            raise _error(path, "budget.rungs", f"{rungs!r}: successive halving needs rungs that grow by one "
+                         "integer factor (e.g. [8, 32, 128])")
+    return tuple(rungs)
+
+
+def parse_study_file(text: str, path: str = "<study>") -> StudyFile:
+    """Validate a study file's text.
+
+    Raises:
+        StudyFileError: malformed TOML, an unknown key, a bad value or an
+            unknown weight name; the message names the file, the key and the
+            valid choices.
+    """
+    from players import load as load_player, player_class
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise StudyFileError(f"{path}: not valid TOML: {error}") from None
+    _check_keys(path, "", data, TOP_KEYS)
+    for key in ("name", "game", "player", "opponent", "weights", "budget", "seeds"):
+        if key not in data:
+            raise _error(path, key, "missing")
+    name = _typed(path, "name", data["name"], str, "a string")
+    if not NAME_PATTERN.match(name):
+        raise _error(path, "name", f"{name!r} is not a study name: letters, digits, '_', '.', '-' "
+                     "(it also names the player tuned:<name>)")
+    try:
+        game_name, config = parse_spec(_typed(path, "game", data["game"], str, "a game spec"))
+    except UnknownGame as error:
+        raise _error(path, "game", str(error)) from None
+    game = canonical_spec(game_name, config)
+
+    player = _typed(path, "player", data["player"], dict, "a table with kind and fixed parameters")
+    player = dict(player)
+    if "kind" not in player:
+        raise _error(path, "player.kind", "missing")
+    try:
+        load_player(player, game)
+        weighted = player_class(player["kind"]).TAKES_WEIGHTS
+    except SpecError as error:
+        raise _error(path, "player", str(error)) from None
+    if not weighted:
+        raise _error(path, "player.kind", f"{player['kind']!r} takes no weights",
+                     ["alphabeta", "mcts"])
+    opponent = _typed(path, "opponent", data["opponent"], str, "a player spec")
+    if not opponent.startswith("tuned:"):  # named players are resolved by the database
+        try:
+            load_player(opponent, game)
+        except SpecError as error:
+            raise _error(path, "opponent", str(error)) from None
+
+    raw_weights = data["weights"]
+    if isinstance(raw_weights, list):
+        if not all(isinstance(w, str) for w in raw_weights):
+            raise _error(path, "weights", "a list of weights holds feature names only")
+        raw_weights = {w: {} for w in raw_weights}
+    if not isinstance(raw_weights, dict) or not raw_weights:
+        raise _error(path, "weights", "give at least one weight, as a list of names or a table")
+    try:
+        weights = tuple(_weight(path, game, n, v) for n, v in raw_weights.items())
+    except UnknownGame as error:
+        raise _error(path, "weights", str(error)) from None
+    fixed = player.get("weights", {})
+    for weight in weights:
+        if weight.name in fixed:
+            raise _error(path, f"player.weights.{weight.name}", "is both fixed and searched")
+
+    objective = data.get("objective", "mean_score")
+    if objective not in OBJECTIVES:
+        raise _error(path, "objective", f"unknown objective {objective!r}", OBJECTIVES)
+    sampler = data.get("sampler", "tpe")
+    if sampler not in SAMPLERS:
+        raise _error(path, "sampler", f"unknown sampler {sampler!r}", SAMPLERS)
+    pruner = data.get("pruner", "wilcoxon")
+    if pruner not in PRUNERS:
+        raise _error(path, "pruner", f"unknown pruner {pruner!r}", PRUNERS)
+    p_threshold = _typed(path, "p_threshold", data.get("p_threshold", 0.1), (int, float), "a number")
+    if not 0 < p_threshold < 1:
+        raise _error(path, "p_threshold", f"{p_threshold} is not between 0 and 1")
+    seed = _typed(path, "seed", data.get("seed", 0), int, "an integer")
+    opening_plies = _typed(path, "opening_plies", data.get("opening_plies", 0), int, "an integer")
+    if opening_plies < 0:
+        raise _error(path, "opening_plies", f"{opening_plies} is negative")
+
+    budget = _typed(path, "budget", data["budget"], dict, "a table")
+    _check_keys(path, "budget.", budget, BUDGET_KEYS)
+    if "trials" not in budget:
+        raise _error(path, "budget.trials", "missing")
+    trials = _typed(path, "budget.trials", budget["trials"], int, "a positive integer")
+    if trials < 1:
+        raise _error(path, "budget.trials", f"{trials} is not a positive integer")
+    rungs = _rungs(path, budget, pruner)
+    parallel = budget.get("parallel")
+    if parallel is not None and (_typed(path, "budget.parallel", parallel, int, "an integer") < 1):
+        raise _error(path, "budget.parallel", f"{parallel} is not a positive integer")
+
+    seeds = _typed(path, "seeds", data["seeds"], dict, "a table")
+    _check_keys(path, "seeds.", seeds, SEED_KEYS)
+    for key in SEED_KEYS:
+        if key not in seeds:
+            raise _error(path, f"seeds.{key}", "missing")
+    tuning, validation = (_seed_range(path, f"seeds.{k}", seeds[k]) for k in SEED_KEYS)
+    if tuning.start < validation.stop and validation.start < tuning.stop:
+        raise _error(path, "seeds", f"tuning {[tuning.start, tuning.stop]} and validation "
+                     f"{[validation.start, validation.stop]} overlap; the ranges must be disjoint")
+    if len(tuning) < rungs[-1]:
+        raise _error(path, "seeds.tuning", f"{len(tuning)} seeds cannot play {rungs[-1]} games per trial")
+
+    return StudyFile(
+        path=path, name=name, game=game, player=player, opponent=opponent, weights=weights,
+        objective=objective, sampler=sampler, pruner=pruner, p_threshold=float(p_threshold),
+        seed=seed, trials=trials, rungs=rungs, parallel=parallel, tuning_seeds=tuning,
+        validation_seeds=validation, opening_plies=opening_plies,
+        description=str(data.get("description", "")), text=text)
+
+
+def load_study_file(path: str | os.PathLike[str]) -> StudyFile:
+    """Read and validate a study file.
+
+    Raises:
+        StudyFileError: the file cannot be read or is not a valid study.
+    """
+    try:
+        text = Path(path).read_text()
+    except OSError as error:
+        raise StudyFileError(f"{path}: cannot read the study file: {error.strerror}") from None
+    return parse_study_file(text, str(path))

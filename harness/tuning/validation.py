@@ -1,0 +1,213 @@
+"""Validation: the best trial's weights against the defaults on the validation seeds, paired by seed.
+
+Both play the same seeds (disjoint from the tuning seeds), so the difference
+is paired seed by seed and its 95% interval says whether tuning helped. Games
+already recorded are reused (by run), so an interrupted validation resumes and
+nothing is played when all are there. The best is saved as ``tuned:<study>``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from harness.errors import InvalidInput
+from harness.tuning.events import OnEvent, ValidationProgress, ignore
+from harness.tuning.objectives import game_value
+from harness.tuning.stored import database_url, load_stored_study, study_reference
+from harness.tuning.studyfile import StudyFile
+
+__all__ = ["Interval", "Validation", "VERDICTS", "validate", "recorded_validation", "run_validation"]
+
+VERDICTS = {
+    "better": "the 95% interval of the paired difference lies above 0",
+    "worse": "the 95% interval of the paired difference lies below 0",
+    "not distinguishable": "the 95% interval of the paired difference includes 0",
+}
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A mean with its 95% interval."""
+
+    mean: float
+    low: float
+    high: float
+
+
+@dataclass(frozen=True)
+class Validation:
+    """The best trial against the defaults on the validation seeds (paired by seed)."""
+
+    study: str
+    game: str
+    opponent: str
+    objective: str
+    best_trial: int
+    defaults_spec: str
+    tuned_spec: str
+    games: int
+    defaults: Interval
+    tuned: Interval
+    difference: Interval
+    named_player: str
+
+    @property
+    def verdict(self) -> str:
+        """better, worse or not distinguishable: whether the paired interval excludes zero."""
+        if self.difference.low > 0:
+            return "better"
+        if self.difference.high < 0:
+            return "worse"
+        return "not distinguishable"
+
+
+def _interval(values: Sequence[float]) -> Interval:
+    from harness.ratings import mean_interval
+    return Interval(*(float(v) for v in mean_interval(list(values))))
+
+
+def _recorded_values(config: StudyFile, db: Any, runs: dict[str, tuple[str, int]]) -> dict[str, dict[int, float]]:
+    """Per seed values already recorded in each validation run (label -> (spec, run id))."""
+    seeds = set(config.validation_seeds)
+    return {label: {record.seed: game_value(record, config.objective) for record in db.matches(run_id=run_id)
+                    if record.seed in seeds and record.player == spec}
+            for label, (spec, run_id) in runs.items()}
+
+
+def _play_missing(config: StudyFile, db: Any, pool: Any, runs: dict[str, tuple[str, int]], opponent: str,
+                  values: dict[str, dict[int, float]], on_event: OnEvent) -> int:
+    """Play and record the validation games not recorded yet, filling ``values``; returns games played."""
+    pending = 0
+    tags = {label: ("validation", config.name, label) for label in runs}
+    for label, (spec, _) in runs.items():
+        missing = [s for s in config.validation_seeds if s not in values[label]]
+        pending += len(missing)
+        pool.submit(config.matches(spec, opponent, missing), tag=tags[label])
+    total, played, started, shown = pending, 0, time.monotonic(), 0.0
+    on_event(ValidationProgress(0, total, 0.0))
+    labels = {tag: label for label, tag in tags.items()}
+    for tag, result in pool.as_completed():
+        label = labels.get(tag) if isinstance(tag, tuple) else None
+        if label is None:
+            continue  # a straggler of a pruned trial
+        db.record(runs[label][1], result)
+        played += 1
+        if result.seed not in values[label]:
+            values[label][result.seed] = game_value(result, config.objective)
+            pending -= 1
+        now = time.monotonic()
+        if pending == 0 or now - shown > 0.25:
+            shown = now
+            on_event(ValidationProgress(total - pending, total, now - started))
+        if pending == 0:
+            break
+    return played
+
+
+def _validation_run(db: Any, config: StudyFile, label: str, spec: str, opponent: str, create: bool) -> int | None:
+    name = f"{config.name}/validation/{label}"
+    existing = db.run(name)
+    if existing is not None or not create:
+        return None if existing is None else existing.id
+    return db.start_run("study", config.game, {"study": config.name, "validation": label, "player": spec,
+                                                "opponent": opponent}, name=name, study=config.name)
+
+
+def _validation(config: StudyFile, db: Any, url: str, play: Any = None) -> tuple[Validation | None, int]:
+    """The validation of the study's best trial from the recorded games, and the games played for it.
+
+    ``play(runs, values)`` plays the missing ones (returning how many); without
+    it a validation that is not complete is None.
+    """
+    best = load_stored_study(config.name, url).best()
+    if best is None:
+        if play is None:
+            return None, 0
+        raise InvalidInput(f"study {config.name!r} has no complete trial yet")
+    opponent = db.resolve_spec(config.opponent)
+    defaults_spec = config.player_spec(config.default_weights())
+    tuned_spec = best.spec or config.player_spec(dict(best.params))
+    players = {"defaults": (defaults_spec, "defaults")}
+    if tuned_spec != defaults_spec:  # when the baseline won there is nothing else to play
+        players["tuned"] = (tuned_spec, f"trial-{best.number}")
+    runs = {}
+    for label, (spec, run_label) in players.items():
+        run_id = _validation_run(db, config, run_label, spec, opponent, create=play is not None)
+        if run_id is None:
+            return None, 0
+        runs[label] = (spec, run_id)
+    values = _recorded_values(config, db, runs)
+    played = 0
+    if sum(map(len, values.values())) < len(runs) * len(config.validation_seeds):
+        if play is None:
+            return None, 0
+        played = play(runs, values)
+    values.setdefault("tuned", values["defaults"])
+    seeds = list(config.validation_seeds)
+    defaults = [values["defaults"][s] for s in seeds]
+    tuned = [values["tuned"][s] for s in seeds]
+    return Validation(
+        study=config.name, game=config.game, opponent=opponent, objective=config.objective,
+        best_trial=best.number, defaults_spec=defaults_spec, tuned_spec=tuned_spec, games=len(seeds),
+        defaults=_interval(defaults), tuned=_interval(tuned),
+        difference=_interval([t - d for t, d in zip(tuned, defaults)]),
+        named_player=f"tuned:{config.name}"), played
+
+
+def recorded_validation(config: StudyFile, db: Any, db_url: str | None = None) -> Validation | None:
+    """The study's validation as recorded, or None when it has not been played in full."""
+    return _validation(config, db, database_url(db_url))[0]
+
+
+def run_validation(config: StudyFile, db: Any, url: str, pool: Any,
+                   on_event: OnEvent = ignore) -> tuple[Validation, int]:
+    """Validate on an open pool and save ``tuned:<study>``; returns the validation and the games played.
+
+    Raises:
+        InvalidInput: the study has no complete trial yet.
+    """
+    def play(runs: dict[str, tuple[str, int]], values: dict[str, dict[int, float]]) -> int:
+        played = _play_missing(config, db, pool, runs, db.resolve_spec(config.opponent), values, on_event)
+        for _, run_id in runs.values():
+            db.set_run_status(run_id, "done")
+        return played
+
+    validation, played = _validation(config, db, url, play)
+    db.save_named_player(config.name, validation.tuned_spec, config.game,
+                         note=f"study {config.name}, trial {validation.best_trial}")
+    return validation, played
+
+
+def validate(config: StudyFile | str, *, db_url: str | None = None, workers: int | None = None,
+             address: str | None = None, pool: Any = None, db: Any = None,
+             on_event: OnEvent = ignore) -> Validation:
+    """Play the best trial and the defaults on the validation seeds; save ``tuned:<study>``.
+
+    Args:
+        config: the study file, or a study file path or a stored study's name.
+
+    Raises:
+        InvalidInput: the study is unknown or has no complete trial yet.
+    """
+    from harness.db import open_database
+    from harness.tuning.driver import open_pool
+    url = database_url(db_url)
+    if isinstance(config, str):
+        config = study_reference(config, url)
+    own_db = db is None
+    db = db or open_database(url)
+    try:
+        validation, _ = _validation(config, db, url)
+        if validation is None:
+            with open_pool(pool, workers, address) as active_pool:
+                validation, _ = run_validation(config, db, url, active_pool, on_event)
+        else:
+            db.save_named_player(config.name, validation.tuned_spec, config.game,
+                                 note=f"study {config.name}, trial {validation.best_trial}")
+        return validation
+    finally:
+        if own_db:
+            db.close()
