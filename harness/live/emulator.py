@@ -55,7 +55,7 @@ from harness.envs import LocalEnv
 from harness.errors import InvalidInput
 from harness.games import REGISTRY, load as load_game
 from harness.live.board import SIDES, fen_board
-from harness.live.observation import local_cells
+from harness.live.observation import BOARD_SHAPES, SYMMETRIES, local_cells, symmetry_positions
 
 GAMEBOARD_GAMES = ("ravenward", "totality")
 FAULT_KINDS = ("429", "500", "drop", "delay", "illegal", "garbage", "truncated", "redirect", "drift")
@@ -130,6 +130,53 @@ class HttpFailure(Exception):
         self.body = {"ok": False, "error": message, **extra}
 
 
+# ------------------------------------------------------------- board layouts
+
+BOARD_FORMS = ("rows", "flat", "string")
+
+
+@dataclass(frozen=True)
+class BoardLayout:
+    """How the emulator shows the board in its observations.
+
+    A real server's layout is not published, so the emulator can serve any:
+    one of the 8 symmetries of the square (``symmetry``), a symbol per local
+    kind (``codes``: ``""`` is empty; by default the kind's letter and ``.``),
+    as rows, one flat list or one string (``form``; a string needs
+    one-character symbols).
+
+    Raises:
+        InvalidInput: an unknown symmetry or form.
+    """
+
+    symmetry: str = "identity"
+    codes: tuple[tuple[str, Any], ...] | None = None
+    form: str = "rows"
+
+    def __post_init__(self) -> None:
+        if self.symmetry not in SYMMETRIES:
+            raise InvalidInput(f"unknown board symmetry {self.symmetry!r}; valid: {', '.join(SYMMETRIES)}")
+        if self.form not in BOARD_FORMS:
+            raise InvalidInput(f"unknown board form {self.form!r}; valid: {', '.join(BOARD_FORMS)}")
+
+    def show(self, rules: Any, state: Any) -> Any:
+        """The board of ``state`` in this layout."""
+        cells = local_cells(rules, state)
+        codes = dict(self.codes) if self.codes is not None else None
+        shown: list[Any] = [None] * len(cells)
+        for kind, place in zip(cells, symmetry_positions(rules, self.symmetry)):
+            shown[place] = codes[kind] if codes is not None else (kind[:1] or ".")
+        if self.form == "flat":
+            return shown
+        if self.form == "string":
+            return "".join(str(symbol) for symbol in shown)
+        rows, columns = BOARD_SHAPES[rules.name]
+        width = rows if SYMMETRIES[self.symmetry][1] else columns
+        if all(isinstance(symbol, str) and len(symbol) == 1 for symbol in shown):
+            return ["".join(shown[i:i + width]) for i in range(0, len(shown), width)]
+        return [shown[i:i + width] for i in range(0, len(shown), width)]
+
+
 # ------------------------------------------------------------------ seat matches
 
 @dataclass
@@ -167,12 +214,14 @@ class Emulator:
         start_ms: the default start countdown of a match.
         poll_ms: the usual ``pollAfterMs`` hint.
         standin_ms: how long the stand-in "thinks" before its move shows (so seats poll).
+        board: how observations show the board (row-major from the top left by default).
     """
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0, opponent: str = "gbot",
                  secret: bytes | None = None, beat_ms: int = 30_000, start_ms: int = 500,
-                 poll_ms: int = 200, standin_ms: int = 300) -> None:
+                 poll_ms: int = 200, standin_ms: int = 300, board: BoardLayout | None = None) -> None:
         self.opponent = opponent
+        self.board = board or BoardLayout()
         self.secret = secret or secrets.token_bytes(32)
         self.beat_ms, self.start_ms, self.poll_ms = beat_ms, start_ms, poll_ms
         self.standin_ms = standin_ms
@@ -242,19 +291,12 @@ class Emulator:
         over = rules.is_terminal(state)
         return {
             "state": self.sign({"game": game, "seed": seed, "s": rules.state_to_json(state)}),
-            "observation": {"board": self._board_rows(rules, state), "counters": rules.counters(state),
+            "observation": {"board": self.board.show(rules, state), "counters": rules.counters(state),
                             "toMove": rules.to_move(state), "text": rules.notation(state)},
             "legalActions": [] if over else rules.legal_actions(state),
             "score": rules.score(state) + self.score_offset if over else 0,
             "gameOver": over,
         }
-
-    @staticmethod
-    def _board_rows(rules: Any, state: Any) -> list[str]:
-        """The board as rows of one character per square ("." empty): this emulator's own encoding."""
-        cells = [cell[:1] or "." for cell in local_cells(rules, state)]
-        width = {49: 7, 64: 8}[len(cells)]
-        return ["".join(cells[i:i + width]) for i in range(0, len(cells), width)]
 
     def game_init(self, slug: str, query: dict[str, str]) -> dict[str, Any]:
         game = self._game_spec(slug, query.get("level"))
