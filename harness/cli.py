@@ -378,8 +378,11 @@ def report(study: str, out: str, db_url: str | None) -> None:
 @db_option
 def live(game: str | None, player: str, games: int, seed_start: int, base_url: str | None, rate: float,
          level: str | None, workers: int, move_time: float | None, address: str | None,
-         resume_id: int | None, db_url: str | None) -> None:
+         resume_id: int | None, db_url: str | None) -> int:
     """Play live games against the Gameboard API and record them (source live).
+
+    Exit code 1 when a game did not finish (interrupted: the summary says whether
+    --resume can continue it).
 
     GAME is ravenward or totality (totality:easy). Be fair to the server: the
     default rate is one request every two seconds.
@@ -406,6 +409,7 @@ def live(game: str | None, player: str, games: int, seed_start: int, base_url: s
                                    workers=workers, move_time=move_time, address=address)
             summary = run_live(database, config, progress=progress)
     print_summary(summary)
+    return 0 if all(game.status == "done" for game in summary.games.values()) else 1
 
 
 @cli.command()
@@ -445,7 +449,15 @@ def arena(game: str, url: str, player: str, seat: str, seed: int, rate: float, d
 @click.option("--port", default=8765, show_default=True, type=click.IntRange(0, 65535), help="Port (0: any free).")
 @click.option("--opponent", default="gbot", show_default=True, help="The stand-in player's spec.")
 @click.option("--beat-ms", default=30_000, show_default=True, type=click.IntRange(1), help="Seat-protocol clock per move.")
-def emulate(host: str, port: int, opponent: str, beat_ms: int) -> None:
+@click.option("--key-file", default="harness-emulator.key", show_default=True, metavar="PATH",
+              help="Signing key kept across restarts (created on first use).")
+@click.option("--faults", is_flag=True, help="Serve POST /_admin/faults (fault injection, for tests).")
+@click.option("--board-symmetry", default="identity", show_default=True,
+              type=click.Choice(["identity", "rotate90", "rotate180", "rotate270", "flip-rows", "flip-columns",
+                                 "transpose", "anti-transpose"]),
+              help="How observations show the board (to dry-run layout learning).")
+def emulate(host: str, port: int, opponent: str, beat_ms: int, key_file: str, faults: bool,
+            board_symmetry: str) -> None:
     """Serve both live protocols locally from the engines and G-Bot stand-ins (for dry runs).
 
     The seat protocol served is a reading of the rules text, not a copy of a real server.
@@ -455,10 +467,11 @@ def emulate(host: str, port: int, opponent: str, beat_ms: int) -> None:
       harness emulate --port 8765
       harness live ravenward --base-url http://127.0.0.1:8765 --rate 20 --games 2
     """
-    from harness.live.emulator import Emulator
+    from harness.live.emulator import BoardLayout, Emulator
     from players import load as load_player
     load_player(opponent)
-    emulator = Emulator(host=host, port=port, opponent=opponent, beat_ms=beat_ms)
+    emulator = Emulator(host=host, port=port, opponent=opponent, beat_ms=beat_ms, key_file=key_file,
+                        faults=faults, board=BoardLayout(board_symmetry))
     click.echo(f"serving on {emulator.url} (Gameboard: /api/games/{{ravenward,totality}}/init?seed=N; "
                f"seat protocol: POST /arena/xiangqi/matches); Ctrl-C stops")
     try:

@@ -27,13 +27,21 @@
   nothing.
 
 Faults are injected through :attr:`Emulator.faults` (or ``POST
-/_admin/faults``): the next matching requests answer 429 with
-``Retry-After``, 500, a dropped connection, a delay, an illegal-action reply,
-garbage JSON, a truncated body, a redirect, or ``drift`` (one legal action
-missing, as if the server's rules had changed); ``score_offset`` makes the
-final score differ from the local formula's. Every request is logged in
-:attr:`Emulator.log` (method, path, status, time) so tests can check rate
-limits.
+/_admin/faults``, served only when started with ``faults=True``, ``harness
+emulate --faults``): the next matching requests answer 429 with
+``Retry-After``, 500 or 503 with an HTML body, a dropped connection, a delay,
+an illegal-action reply, garbage JSON, a truncated body, a redirect, or
+``drift`` (one legal action missing, as if the server's rules had changed);
+``score_offset`` makes the final score differ from the local formula's. Every
+request is logged in :attr:`Emulator.log` (method, path, status, time; the
+last ``max_log``) so tests can check rate limits; finished seat matches are
+kept up to ``max_finished``. A stand-in that raises (or answers illegally)
+ends its match at once, its seat losing, with ``result.error`` saying why.
+
+The signing key can be kept in a key file (``key_file``; ``harness emulate
+--key-file``, by default ``harness-emulator.key`` in the current directory,
+beside the default results database), so a restarted emulator still accepts
+the states it issued before: a client resumes a game across a restart.
 """
 
 from __future__ import annotations
@@ -42,12 +50,15 @@ import base64
 import hashlib
 import hmac
 import json
+import os
 import secrets
 import threading
 import time
 import zlib
+from collections import deque
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -58,7 +69,45 @@ from harness.live.board import SIDES, fen_board
 from harness.live.observation import BOARD_SHAPES, SYMMETRIES, local_cells, symmetry_positions
 
 GAMEBOARD_GAMES = ("ravenward", "totality")
-FAULT_KINDS = ("429", "500", "drop", "delay", "illegal", "garbage", "truncated", "redirect", "drift")
+FAULT_KINDS = ("429", "500", "503", "drop", "delay", "illegal", "garbage", "truncated", "redirect", "drift")
+#: The request log and the finished seat matches kept at most (older ones are forgotten).
+MAX_LOG = 10_000
+MAX_FINISHED_MATCHES = 200
+#: The key file's name beside the results database when ``--key-file`` is not given.
+DEFAULT_KEY_FILE = "harness-emulator.key"
+
+
+def load_key(path: str | Path) -> bytes:
+    """The signing key stored in ``path``, created (owner-only) on first use, so restarts keep it.
+
+    Raises:
+        InvalidInput: the file exists but holds no key, or cannot be written.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text().strip()
+    except FileNotFoundError:
+        key = secrets.token_bytes(32)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:  # another emulator created it meanwhile
+            return load_key(path)
+        except OSError as error:
+            raise InvalidInput(f"cannot create the key file {path}: {error.strerror}") from None
+        with os.fdopen(descriptor, "w") as handle:
+            handle.write(key.hex() + "\n")
+        return key
+    except OSError as error:
+        raise InvalidInput(f"cannot read the key file {path}: {error.strerror}") from None
+    try:
+        key = bytes.fromhex(text)
+    except ValueError:
+        key = b""
+    if len(key) < 16:
+        raise InvalidInput(f"the key file {path} holds no key (expected at least 32 hex digits); "
+                           f"delete it to make a new one")
+    return key
 
 # ----------------------------------------------------------------------- faults
 
@@ -199,6 +248,8 @@ class SeatMatch:
     finish_line: str | None = None
     history: list[Any] = field(default_factory=list)
     thinking: bool = False
+    max_rounds: int | None = None
+    error: str | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -215,20 +266,28 @@ class Emulator:
         poll_ms: the usual ``pollAfterMs`` hint.
         standin_ms: how long the stand-in "thinks" before its move shows (so seats poll).
         board: how observations show the board (row-major from the top left by default).
+        key_file: where the signing key is kept across restarts (overrides ``secret``).
+        faults: serve ``POST /_admin/faults`` (only for tests and dry runs of faults;
+            :attr:`faults` can always be scheduled in process).
+        max_log: the request log's bound; max_finished: finished seat matches kept.
     """
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0, opponent: str = "gbot",
                  secret: bytes | None = None, beat_ms: int = 30_000, start_ms: int = 500,
-                 poll_ms: int = 200, standin_ms: int = 300, board: BoardLayout | None = None) -> None:
+                 poll_ms: int = 200, standin_ms: int = 300, board: BoardLayout | None = None,
+                 key_file: str | Path | None = None, faults: bool = False, max_log: int = MAX_LOG,
+                 max_finished: int = MAX_FINISHED_MATCHES) -> None:
         self.opponent = opponent
         self.board = board or BoardLayout()
-        self.secret = secret or secrets.token_bytes(32)
+        self.secret = load_key(key_file) if key_file is not None else secret or secrets.token_bytes(32)
+        self.fault_route = faults
+        self.max_finished = max_finished
         self.beat_ms, self.start_ms, self.poll_ms = beat_ms, start_ms, poll_ms
         self.standin_ms = standin_ms
         self.score_offset = 0.0  # tests set it to play a server whose score formula differs
         self.seat_lists_legal = True  # False: seat views carry only data.schema.example (the text allows it)
         self.faults = FaultSchedule()
-        self.log: list[LoggedRequest] = []
+        self.log: deque[LoggedRequest] = deque(maxlen=max_log)
         self.matches: dict[str, SeatMatch] = {}
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
@@ -345,8 +404,11 @@ class Emulator:
     # ------------------------------------------------------------ seat matches
 
     def create_match(self, seat: str = "red", seed: int = 0, beat_ms: int | None = None,
-                     start_ms: int | None = None) -> dict[str, Any]:
-        """Create a Chinese chess match; the caller plays ``seat``, the stand-in the other."""
+                     start_ms: int | None = None, max_rounds: int | None = None) -> dict[str, Any]:
+        """Create a Chinese chess match; the caller plays ``seat``, the stand-in the other.
+
+        ``max_rounds`` ends the match as a draw after that many moves (short test matches).
+        """
         if seat not in SIDES:
             raise HttpFailure(400, f"seat must be red or black, got {seat!r}")
         rules = load_game("xiangqi")
@@ -354,7 +416,8 @@ class Emulator:
         now = time.monotonic()
         match = SeatMatch(match_id, SIDES.index(seat), int(seed), int(beat_ms or self.beat_ms),
                           now + (self.start_ms if start_ms is None else int(start_ms)) / 1000,
-                          self.opponent, state=rules.initial_state())
+                          self.opponent, state=rules.initial_state(),
+                          max_rounds=None if max_rounds is None else int(max_rounds))
         with self._lock:
             self.matches[match_id] = match
         seats = {side: f"{self.url}/arena/matches/{match_id}/seats/{index}" for index, side in enumerate(SIDES)}
@@ -421,9 +484,20 @@ class Emulator:
         """The stand-in's move, shown no sooner than ``standin_ms`` into its beat; our beat starts then."""
         from players import load as load_player
         rules = load_game("xiangqi")
-        player = load_player(self.opponent, "xiangqi")
-        player.reset(match.seed * 1000 + round_)
-        action = player.choose(rules, state)
+        try:
+            player = load_player(self.opponent, "xiangqi")
+            player.reset(match.seed * 1000 + round_)
+            action = player.choose(rules, state)
+            if action not in rules.legal_actions(state):
+                raise ValueError(f"the illegal action {action!r}")
+        except Exception as error:  # the stand-in failed: its seat loses, the match does not hang
+            with match.lock:
+                match.thinking = False
+                if match.status == "running" and match.round == round_:
+                    self._finish(match, loser=1 - match.human_seat,
+                                 line=f"error: the stand-in {self.opponent} failed: {type(error).__name__}: {error}")
+                    match.error = f"{type(error).__name__}: {error}"
+            return
         wait = match.beat_started + self.standin_ms / 1000 - time.monotonic()
         if wait > 0:
             time.sleep(wait)
@@ -448,12 +522,23 @@ class Emulator:
             ranks = list(rules.ranks(match.state))
             match.status, match.ranks = "finished", ranks
             match.last_event = match.finish_line = f"{rules.outcome(match.state)[1]}: ranks {ranks}"
+            self._forget_finished()
+        elif match.max_rounds is not None and match.round > match.max_rounds:
+            self._finish(match, loser=None, line=f"draw: the match's {match.max_rounds} rounds are played")
 
-    def _finish(self, match: SeatMatch, loser: int, line: str) -> None:
+    def _finish(self, match: SeatMatch, loser: int | None, line: str) -> None:
         match.status = "finished"
-        match.ranks = [2, 1] if loser == 0 else [1, 2]
+        match.ranks = [1, 1] if loser is None else [2, 1] if loser == 0 else [1, 2]
         match.last_event = match.finish_line = line
         match.pending.clear()
+        self._forget_finished()
+
+    def _forget_finished(self) -> None:
+        """Keep at most ``max_finished`` finished matches (the oldest go first)."""
+        with self._lock:
+            finished = [key for key, m in self.matches.items() if m.status == "finished"]
+            for key in finished[:max(0, len(finished) - self.max_finished)]:
+                del self.matches[key]
 
     def _view(self, match: SeatMatch, index: int) -> dict[str, Any]:
         rules = load_game("xiangqi")
@@ -489,7 +574,8 @@ class Emulator:
             "next": None if finished else ({"rel": "act", "method": "POST", "href": href} if acting
                                            else {"rel": "poll", "method": "GET", "href": href}),
             "data": data,
-            "result": {"ranks": match.ranks, "line": match.finish_line} if finished else None,
+            "result": ({"ranks": match.ranks, "line": match.finish_line,
+                        **({"error": match.error} if match.error else {})} if finished else None),
         }
 
 
@@ -562,12 +648,12 @@ class _Handler(BaseHTTPRequestHandler):
         if method == "POST" and parts == ["arena", "xiangqi", "matches"]:
             body = body if isinstance(body, dict) else {}
             return emulator.create_match(str(body.get("seat", "red")), int(body.get("seed", 0)),
-                                         body.get("beatMs"), body.get("startMs"))
+                                         body.get("beatMs"), body.get("startMs"), body.get("maxRounds"))
         if len(parts) == 5 and parts[:2] == ["arena", "matches"] and parts[3] == "seats":
             if method == "GET":
                 return emulator.seat_view(parts[2], parts[4])
             return emulator.seat_command(parts[2], parts[4], body)
-        if method == "POST" and parts == ["_admin", "faults"]:
+        if method == "POST" and parts == ["_admin", "faults"] and emulator.fault_route:
             for fault in (body or {}).get("faults", []):
                 emulator.faults.add(**fault)
             return {"ok": True, "pending": emulator.faults.pending()}
@@ -578,8 +664,9 @@ class _Handler(BaseHTTPRequestHandler):
         if fault.kind == "429":
             headers = {"Retry-After": f"{fault.retry_after:g}"} if fault.retry_after is not None else {}
             self._send(429, {"ok": False, "error": "rate limited"}, headers)
-        elif fault.kind == "500":
-            self._send(500, {"ok": False, "error": "injected server error"})
+        elif fault.kind in ("500", "503"):  # as a proxy in front of a real server answers: HTML
+            self._send_raw(int(fault.kind), b"<html><body><h1>Service unavailable</h1></body></html>",
+                           "text/html")
         elif fault.kind == "drop":
             self.close_connection = True
             self.connection.shutdown(2)

@@ -24,7 +24,7 @@ from typing import Any, Callable, Iterator
 from harness.errors import HarnessError, InvalidInput, LiveError
 from harness.games import load as load_game
 from harness.live.gameboard import DEFAULT_BASE_URL
-from harness.live.http import DEFAULT_RATE, RateLimiter, RetryPolicy
+from harness.live.http import DEFAULT_RATE, RateLimiter, RetryPolicy, check_url
 from harness.live.seat import MATCHES_PATH, SeatConfig, create_match, play_seat
 from harness.live.session import Checkpoint, LiveGameConfig, play_live_game, slug_of
 from harness.match import MatchResult
@@ -69,6 +69,11 @@ class GameOutcome:
     error: str | None = None
     status: str = "running"
 
+    @property
+    def resumable(self) -> bool:
+        """Interrupted, and not because the server refused our state (resuming cannot help then)."""
+        return self.status == "interrupted" and not (self.error or "").startswith("StateRefused")
+
 
 @dataclass
 class LiveSummary:
@@ -99,16 +104,15 @@ class _Recorder:
         self.db, self.run_id, self.summary, self.progress = db, run_id, summary, progress
 
     def __call__(self, checkpoint: Checkpoint) -> None:
+        # a finished game's last checkpoint and its match row: one transaction
         game_id = self.db.save_live_game(
             self.run_id, checkpoint.key, checkpoint.game, checkpoint.seed, checkpoint.player,
             checkpoint.server_state, checkpoint.actions, checkpoint.status, error=checkpoint.error,
-            server_score=checkpoint.server_score)
+            server_score=checkpoint.server_score, result=checkpoint.result)
         outcome = self.summary.games.setdefault(checkpoint.key, GameOutcome(checkpoint.key, checkpoint.seed))
         outcome.live_game_id, outcome.status, outcome.error = game_id, checkpoint.status, checkpoint.error
         if checkpoint.result is not None:
-            result = replace(checkpoint.result, extra={**checkpoint.result.extra, "live_game_id": game_id})
-            self.db.record(self.run_id, result)
-            outcome.result = result
+            outcome.result = replace(checkpoint.result, extra={**checkpoint.result.extra, "live_game_id": game_id})
         if self.progress is not None:
             self.progress(checkpoint)
 
@@ -127,6 +131,7 @@ def run_live(db: Any, config: LiveRunConfig, progress: Progress | None = None) -
     Raises:
         InvalidInput: a game that is not a Gameboard game, a bad rate or worker count.
     """
+    check_url(config.base_url, "--base-url")
     if config.games < 1:
         raise InvalidInput(f"--games must be at least 1, got {config.games}")
     if config.workers < 1:
@@ -232,13 +237,20 @@ def resume_live(db: Any, game_id: int, base_url: str | None = None, rate: float 
         game_id: the live game's id (shown by ``harness live`` for interrupted games).
         base_url: another server address (the stored one by default).
 
+    A game whose last checkpoint says it finished but whose match row is
+    missing (a crash between the two, before they shared one transaction) is
+    replayed from its transcript, without a request, and recorded.
+
     Raises:
-        InvalidInput: no such live game, or it has already finished.
+        InvalidInput: no such live game, or it has already finished and been recorded.
     """
+    if base_url is not None:
+        check_url(base_url, "--base-url")
     stored = db.live_game(game_id)
     if stored is None:
         raise InvalidInput(f"no live game with id {game_id}")
-    if stored.status in ("done", "failed"):
+    unrecorded = stored.status == "done" and stored.key not in db.recorded_keys(stored.run_id)
+    if stored.status in ("done", "failed") and not unrecorded:
         raise InvalidInput(f"live game {game_id} has already ended (status {stored.status}); "
                            f"only interrupted or running games can be resumed")
     transcript = (stored.server_state or {}).get("transcript")
@@ -350,8 +362,11 @@ def print_summary(summary: LiveSummary) -> None:
         console.print(f"{len(results)} recorded, mean score {mean:.2f}, "
                       f"{len(summary.mismatches)} server/local score mismatch(es)")
     for game in summary.interrupted:
-        console.print(f"game {game.live_game_id} (seed {game.seed}) interrupted: {game.error}; "
-                      f"continue it with: harness live --resume {game.live_game_id}")
+        if game.resumable:
+            console.print(f"game {game.live_game_id} (seed {game.seed}) interrupted: {game.error}; "
+                          f"continue it with: harness live --resume {game.live_game_id}")
+        else:
+            console.print(f"game {game.live_game_id} (seed {game.seed}) interrupted for good: {game.error}")
     for game in summary.games.values():
         if game.status == "failed":
             console.print(f"game {game.live_game_id} (seed {game.seed}) stopped: {game.error}")
