@@ -413,8 +413,8 @@ def live(game: str | None, player: str, games: int, seed_start: int, base_url: s
 
 
 @cli.command()
-@click.argument("game", type=click.Choice(["xiangqi"]))
-@click.option("--url", required=True, metavar="MATCH_URL",
+@click.argument("game", type=click.Choice(["xiangqi"]), required=False)
+@click.option("--url", metavar="MATCH_URL",
               help="Your seat's URL (or an emulator's .../arena/xiangqi/matches to create a match).")
 @click.option("--player", default="greedy", show_default=True, help="Player spec (or tuned:<name>).")
 @click.option("--seat", type=click.Choice(["red", "black"]), default="red", show_default=True,
@@ -422,26 +422,47 @@ def live(game: str | None, player: str, games: int, seed_start: int, base_url: s
 @click.option("--seed", default=0, show_default=True, type=int, help="Seeds the player's tie-breaking.")
 @click.option("--rate", default=2.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
               help="Requests per second at most (pollAfterMs hints come on top).")
+@click.option("--resume", "resume_id", type=int, metavar="GAME_ID",
+              help="Rejoin the match of a stored seat (its live game id) after a crash.")
 @db_option
-def arena(game: str, url: str, player: str, seat: str, seed: int, rate: float, db_url: str | None) -> None:
+def arena(game: str | None, url: str | None, player: str, seat: str, seed: int, rate: float,
+          resume_id: int | None, db_url: str | None) -> int:
     """Play one seat of a Chinese chess match over the seat protocol, within its clock.
+
+    Exit code 1 when the seat could not play to the end (rejoin with --resume).
 
     \b
     Examples:
       harness arena xiangqi --url https://platform.example/matches/42/seats/1 --player alphabeta:depth=30
       harness arena xiangqi --url http://127.0.0.1:8765/arena/xiangqi/matches --seat black
+      harness arena --resume 7
     """
     from harness.db import open_database
-    from harness.live.runner import run_arena
+    from harness.errors import LiveError
+    from harness.live.runner import resume_arena, run_arena
     from harness.live.seat import SeatConfig
     with open_database(db_url) as database:
-        run_id, result = run_arena(database, SeatConfig(url=url, player=player, seed=seed, rate=rate), seat)
+        try:
+            if resume_id is not None:
+                run_id, result = resume_arena(database, resume_id, rate=rate)
+            else:
+                if game is None or url is None:
+                    raise click.UsageError("give GAME (xiangqi) and --url MATCH_URL, or --resume GAME_ID")
+                run_id, result = run_arena(database, SeatConfig(url=url, player=player, seed=seed, rate=rate),
+                                           seat)
+        except LiveError as error:
+            seat_id = getattr(error, "live_game_id", None)
+            hint = f"; rejoin with: harness arena --resume {seat_id}" if seat_id is not None else ""
+            click.echo(f"harness: the seat stopped: {type(error).__name__}: {error}{hint}", err=True)
+            return 1
     extra = result.extra
     click.echo(f"run {run_id}: {result.game} {result.player}: {result.outcome} ({result.reason}), "
-               f"ranks {extra.get('ranks')}, local {extra.get('local_outcome')}, {result.plies} plies"
+               f"ranks {extra.get('ranks')}, local {extra.get('local_outcome')}, {result.plies} plies, "
+               f"{extra.get('fallback_moves', 0)} fallback move(s)"
                + (" [MISMATCH with the local engine]" if extra.get("outcome_mismatch") else ""))
     if result.error:
         click.echo(f"error: {result.error}", err=True)
+    return 0
 
 
 @cli.command()

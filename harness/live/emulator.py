@@ -52,6 +52,7 @@ import hmac
 import json
 import os
 import secrets
+import socket
 import threading
 import time
 import zlib
@@ -168,6 +169,8 @@ class LoggedRequest:
     at: float  # time.monotonic() when the request arrived
     user_agent: str = ""
     query: str = ""
+    action: Any = None     # the action or command a POST carried (when its body was read)
+    refused: bool = False  # answered 200 ok:false (an illegal action), or 422
 
 
 class HttpFailure(Exception):
@@ -290,6 +293,7 @@ class Emulator:
         self.log: deque[LoggedRequest] = deque(maxlen=max_log)
         self.matches: dict[str, SeatMatch] = {}
         self._lock = threading.Lock()
+        self._connections: set[socket.socket] = set()
         self._thread: threading.Thread | None = None
         handler = type("Handler", (_Handler,), {"emulator": self})
         self.server = ThreadingHTTPServer((host, port), handler)
@@ -310,12 +314,19 @@ class Emulator:
         self.server.serve_forever()
 
     def stop(self) -> None:
-        """Stop serving and close the socket; idempotent."""
+        """Stop serving, close the socket and every open connection (as a process that exits); idempotent."""
         if self._thread is not None:
             self.server.shutdown()
             self._thread.join()
             self._thread = None
         self.server.server_close()
+        with self._lock:
+            connections, self._connections = list(self._connections), set()
+        for connection in connections:
+            try:
+                connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
 
     def __enter__(self) -> Emulator:
         return self.start()
@@ -590,6 +601,16 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:  # quiet: the emulator keeps its own log
         pass
 
+    def setup(self) -> None:
+        super().setup()
+        with self.emulator._lock:
+            self.emulator._connections.add(self.connection)
+
+    def finish(self) -> None:
+        with self.emulator._lock:
+            self.emulator._connections.discard(self.connection)
+        super().finish()
+
     def do_GET(self) -> None:
         self._handle("GET")
 
@@ -615,6 +636,8 @@ class _Handler(BaseHTTPRequestHandler):
                     body = json.loads(raw)
                 except ValueError:
                     raise HttpFailure(400, "the body is not JSON") from None
+                if isinstance(body, dict):
+                    self._entry.action = body.get("action", body.get("command"))
             if fault is not None and fault.kind == "illegal" and method == "POST":
                 legal = []
                 if isinstance(body, dict) and "state" in body:
@@ -692,6 +715,7 @@ class _Handler(BaseHTTPRequestHandler):
         return True
 
     def _send(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
+        self._entry.refused = status == 422 or (status == 200 and isinstance(body, dict) and body.get("ok") is False)
         self._send_raw(status, json.dumps(body, ensure_ascii=False).encode(), "application/json", headers)
 
     def _send_raw(self, status: int, data: bytes, content_type: str,
