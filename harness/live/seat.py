@@ -37,7 +37,7 @@ from harness.games import Action, Rules, load as load_game
 from harness.live.board import SIDES, fen_board
 from harness.live.http import HttpClient, RateLimiter, RefusedRequest, RetryPolicy, check_url
 from harness.live.session import ambiguity_counters
-from harness.live.tracking import Tracker, choose_over_candidates
+from harness.live.tracking import Candidate, Tracker, choose_over_candidates
 from harness.match import MatchResult, build_result
 from players import Limits, load as load_player
 
@@ -97,10 +97,12 @@ def board_filter(rules: Rules, board: Any) -> Callable[[Any], bool] | None:
     return fits
 
 
-def fallback_move(rules: Rules, state: Any, legal: list[Action], deadline: float) -> Action:
+def fallback_move(rules: Rules, state: Any, legal: list[Action], deadline: float,
+                  found: Callable[[Action], None] | None = None) -> Action:
     """The best move of a 1-ply search (material, decided games first) found by ``deadline``.
 
-    The first legal move when even that search does not get started in time.
+    ``found`` hears of every improvement as it is found; the first legal move
+    is the answer when even that search does not get started in time.
     """
     from players.features import module as features_module
     from players.greedy import terminal_value
@@ -119,26 +121,39 @@ def fallback_move(rules: Rules, state: Any, legal: list[Action], deadline: float
         value = terminal_value(rules, child, side) if rules.is_terminal(child) else float(material(rules, child, side))
         if value > best_value:
             best, best_value = action, value
+            if found is not None:
+                found(action)
     return best
 
 
 class _Thinking:
-    """One ``choose`` call running in its own thread, so the clock never waits for it."""
+    """One call running in its own thread, so the clock never waits for it; ``best`` is its answer so far."""
 
-    def __init__(self, choose: Callable[[], Action]) -> None:
+    def __init__(self, work: Callable[[Callable[[Action], None]], Action], name: str) -> None:
+        self.best: Action | None = None
         self.action: Action | None = None
         self.error: BaseException | None = None
         self.done = threading.Event()
-        self.thread = threading.Thread(target=self._run, args=(choose,), name="seat-player", daemon=True)
+        self.thread = threading.Thread(target=self._run, args=(work,), name=name, daemon=True)
         self.thread.start()
 
-    def _run(self, choose: Callable[[], Action]) -> None:
+    def _found(self, action: Action) -> None:
+        self.best = action
+
+    def _run(self, work: Callable[[Callable[[Action], None]], Action]) -> None:
         try:
-            self.action = choose()
+            self.action = self.best = work(self._found)
         except BaseException as error:  # reported to the seat, which sends its fallback instead
             self.error = error
         finally:
             self.done.set()
+
+
+def warm_up() -> None:
+    """Load the engine and the fallback's evaluation once, before any clock runs (a first call may compile)."""
+    rules = load_game("xiangqi")
+    start = rules.initial_state()
+    fallback_move(rules, start, rules.legal_actions(start), float("inf"))
 
 
 class SeatGame:
@@ -154,17 +169,19 @@ class SeatGame:
     def __init__(self, config: SeatConfig, sink: Callable[[dict[str, Any]], None] | None = None,
                  player: Any = None, start_actions: list[Action] | tuple = ()) -> None:
         check_url(config.url, "the seat URL")
+        warm_up()  # before the first view: no clock runs yet
         self.config = config
         self.http = HttpClient(limiter=RateLimiter(config.rate), policy=config.policy)
         self.sink = sink or (lambda event: None)
         self.rules: Rules | None = None
         self.tracker: Tracker | None = None
-        self.player = player
+        self.player = player if player is not None else load_player(config.player, "xiangqi")
         self.start_actions = list(start_actions)
         self.view: dict[str, Any] = {}
         self.received = time.monotonic()
         self.observed_round: Any = None
         self.sent: list[Action] = []
+        self.last_plies: list[Action] = []
         self.round_trips: list[float] = []
         self.fallbacks = 0
         self.player_errors: list[str] = []
@@ -230,8 +247,6 @@ class SeatGame:
         self.tracker = Tracker(self.rules, start=start, rng=random.Random(f"seat:{self.config.seed}"))
         self.tracker.candidates = [replace(c, actions=tuple(self.start_actions) + c.actions)
                                    for c in self.tracker.candidates]
-        if self.player is None:
-            self.player = load_player(self.config.player, "xiangqi")
         self.player.reset(self.config.seed)
 
     def _finished(self) -> bool:
@@ -293,10 +308,12 @@ class SeatGame:
         condition = self.tracker.condition
         if condition is not None:
             self.ambiguous[condition] = self.ambiguous.get(condition, 0) + 1
+        best = self.tracker.best
+        plies = [] if best is None else list(best.actions) + ([local] if local is not None else [])
         if local is not None:
             self.tracker.play(local)
-        best = self.tracker.best
-        self.sink({"round": round_, "command": command, "plies": list(best.actions) if best else []})
+        self.last_plies = plies
+        self.sink({"round": round_, "command": command, "plies": plies})  # both seats' plies, ours last
         self.view, self.received = reply, time.monotonic()
         return True
 
@@ -334,24 +351,31 @@ class SeatGame:
             (self.rules.legal_actions(best.state) if self._our_turn_locally() else [])
         rules, player, rng, fields = self.rules, self.player, self.tracker.rng, self.tracker.fields
         started = time.perf_counter()
-        if self.thinking is not None and not self.thinking.done.is_set():
-            self.player_errors.append("the player was still busy with the last move")
-            action = None
+        busy = self.thinking is not None and not self.thinking.done.is_set()
+        if busy:  # still on an earlier move: its answer is for another position
+            self.player_errors.append("the player was still busy with an earlier move")
         else:
-            self.thinking = _Thinking(lambda: choose_over_candidates(
-                player, rules, candidates, limits, allowed=listed or None, rng=rng, fields=fields))
-            reserve = min(deadline, time.monotonic() + budget * 0.25)
-            fallback = fallback_move(rules, best.state if best else None, known, reserve) if known else None
+            self.thinking = _Thinking(lambda found: choose_over_candidates(
+                player, rules, candidates, limits, allowed=listed or None, rng=rng, fields=fields), "seat-player")
+        state = best.state if best else None
+        fallback = _Thinking(lambda found: fallback_move(rules, state, known, deadline, found), "seat-fallback") \
+            if known else None
+        action = None
+        if busy:
+            if fallback is not None:
+                fallback.done.wait(max(0.0, deadline - time.monotonic()))
+        else:
             self.thinking.done.wait(max(0.0, deadline - time.monotonic()))
-            action = self.thinking.action if self.thinking.done.is_set() else None
-            if self.thinking.error is not None:
-                self.player_errors.append(f"{type(self.thinking.error).__name__}: {self.thinking.error}")
+            if self.thinking.done.is_set():
+                action = self.thinking.action
+                if self.thinking.error is not None:
+                    self.player_errors.append(f"{type(self.thinking.error).__name__}: {self.thinking.error}")
         self.player_s += time.perf_counter() - started
         if action is None:
             self.fallbacks += 1
             if not known:
                 raise ProtocolError("no move is known to send: the player did not answer and nothing is listed")
-            action = fallback if fallback is not None else known[0]
+            action = fallback.best if fallback is not None and fallback.best is not None else known[0]
         return action
 
     # ----------------------------------------------------------------- ending
@@ -370,6 +394,11 @@ class SeatGame:
             board = board_filter(rules, _get(self.view, "data", "summary", "board"))
             terminal = [c for c in self.tracker.candidates if rules.is_terminal(c.state)]
             pool = terminal or self.tracker.candidates
+            if self.last_plies:  # a match ended by the server right after our move: no reply to guess
+                ours = rules.initial_state()
+                for ply in self.last_plies:
+                    ours = rules.apply(ours, ply)
+                pool = pool + [Candidate(ours, tuple(self.last_plies))]
             final = ([c for c in pool if board is None or board(c.state)] or pool)[0]
             local_state, actions = final.state, list(final.actions)
             local_outcome = rules.outcome(final.state)

@@ -140,17 +140,21 @@ class Tracker:
         self.steps += 1
         wanted = None if legal is None else sorted(action_key(a, self.fields or None) for a in legal)
         extras = [] if extra is None else [extra] if callable(extra) else list(extra)
-        fitting = [c for c in self.candidates if self._fits(c, wanted, game_over)]
+        pool = self.candidates
+        if strict:  # a strict filter is cheap and decisive: first, so the legal actions are checked on few
+            for check in extras:
+                narrowed = [c for c in pool if check(c.state)]
+                if narrowed and any(self._fits(c, wanted, game_over) for c in narrowed):
+                    pool = narrowed
+                elif pool:
+                    self._warn("board", f"step {self.steps}: the server's board fits none of "
+                                        f"{len(pool)} tracked position(s) that fit its reply")
+        fitting = [c for c in pool if self._fits(c, wanted, game_over)]
         no_fit = not fitting
         if no_fit:
             fitting = self._closest(wanted, game_over)
-        for check in extras:
-            narrowed = [c for c in fitting if check(c.state)]
-            if narrowed:
-                fitting = narrowed
-            elif strict and fitting:
-                self._warn("board", f"step {self.steps}: the server's board fits none of "
-                                    f"{len(fitting)} tracked position(s)")
+        for check in extras if not strict else ():
+            fitting = [c for c in fitting if check(c.state)] or fitting
         if boards:
             fitting = [fitting[i] for i in self.layouts.narrow([c.state for c in fitting], boards)]
             if self.layouts.warnings > self.warnings["layout"]:
