@@ -121,6 +121,7 @@ class Fault:
     count: int = 1
     retry_after: float | None = None
     delay_s: float = 0.0
+    method: str = ""  # only requests of this method ("POST"), any by default
 
     def __post_init__(self) -> None:
         if self.kind not in FAULT_KINDS:
@@ -135,10 +136,10 @@ class FaultSchedule:
         self._lock = threading.Lock()
 
     def add(self, kind: str, path: str = "", count: int = 1, retry_after: float | None = None,
-            delay_s: float = 0.0) -> None:
+            delay_s: float = 0.0, method: str = "") -> None:
         """Schedule ``kind`` for the next ``count`` requests whose path contains ``path``."""
         with self._lock:
-            self._faults.append(Fault(kind, path, count, retry_after, delay_s))
+            self._faults.append(Fault(kind, path, count, retry_after, delay_s, method.upper()))
 
     def clear(self) -> None:
         with self._lock:
@@ -148,10 +149,10 @@ class FaultSchedule:
         with self._lock:
             return sum(f.count for f in self._faults)
 
-    def take(self, path: str) -> Fault | None:
+    def take(self, path: str, method: str = "") -> Fault | None:
         with self._lock:
             for fault in self._faults:
-                if fault.path in path and fault.count > 0:
+                if fault.path in path and fault.count > 0 and fault.method in ("", method):
                     fault.count -= 1
                     if fault.count == 0:
                         self._faults.remove(fault)
@@ -628,7 +629,7 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             length = int(self.headers.get("content-length") or 0)
             raw = self.rfile.read(length) if length else b""
-            fault = emulator.faults.take(url.path) if not url.path.startswith("/_admin") else None
+            fault = emulator.faults.take(url.path, method) if not url.path.startswith("/_admin") else None
             if fault is not None and self._inject(fault):
                 return
             if raw:
@@ -638,6 +639,8 @@ class _Handler(BaseHTTPRequestHandler):
                     raise HttpFailure(400, "the body is not JSON") from None
                 if isinstance(body, dict):
                     self._entry.action = body.get("action", body.get("command"))
+            if fault is not None and fault.kind == "illegal" and method == "POST" and "/seats/" in url.path:
+                raise HttpFailure(422, "injected: command refused")
             if fault is not None and fault.kind == "illegal" and method == "POST":
                 legal = []
                 if isinstance(body, dict) and "state" in body:

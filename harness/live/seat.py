@@ -37,7 +37,7 @@ from harness.games import Action, Rules, load as load_game
 from harness.live.board import SIDES, fen_board
 from harness.live.http import HttpClient, RateLimiter, RefusedRequest, RetryPolicy, check_url
 from harness.live.session import ambiguity_counters
-from harness.live.tracking import Candidate, Tracker, choose_over_candidates
+from harness.live.tracking import Candidate, Tracker, action_key, choose_over_candidates
 from harness.match import MatchResult, build_result
 from players import Limits, load as load_player
 
@@ -182,6 +182,7 @@ class SeatGame:
         self.observed_round: Any = None
         self.sent: list[Action] = []
         self.last_plies: list[Action] = []
+        self.refused: dict[Any, set[str]] = {}
         self.round_trips: list[float] = []
         self.fallbacks = 0
         self.player_errors: list[str] = []
@@ -289,7 +290,11 @@ class SeatGame:
         if round_ != self.observed_round:
             self._observe(legal if isinstance(legal, list) else None)
         if isinstance(legal, list):
-            local = self._choose(legal)
+            refused = self.refused.get(round_, set())
+            allowed = [item for item in legal if action_key(item, self.tracker.fields) not in refused]
+            if not allowed:
+                raise ProtocolError(f"the server refused every move it listed in round {round_!r}")
+            local = self._choose(allowed)
             command = self.tracker.matching_server_action(local, legal)
         else:  # no data.legal: our own move in the same shape, checked by the board alone
             example = _get(data, "schema", "example")
@@ -300,6 +305,8 @@ class SeatGame:
         try:
             reply = self._request("POST", self._act_url(), {"command": command, "round": round_})
         except RefusedRequest as refusal:
+            if refusal.status == 422:  # the move was refused: never sent again this round
+                self.refused.setdefault(round_, set()).add(action_key(command, self.tracker.fields))
             if refusal.status in (409, 422):  # the beat moved on, or the move was refused: look again
                 self._fetch()
                 return True

@@ -241,6 +241,9 @@ class LiveGame:
             return choose_over_candidates(self.player, self.rules, self.tracker.candidates, limits,
                                           allowed=allowed or None, rng=self.rng,
                                           fields=self.tracker.fields or None)
+        except ValueError as error:  # no tracked position and nothing listed: nothing can be sent
+            raise ProtocolError(f"nothing to play at step {len(self.transcript['steps'])}: {error}",
+                                server_state=self.reply.state) from error
         finally:
             self.player_s += time.perf_counter() - started
 

@@ -61,6 +61,7 @@ def test_a_gameboard_game_rides_out_the_fault_and_ends_with_the_servers_result(d
 def test_a_seat_rides_out_the_fault_and_ends_with_the_servers_result(fault):
     with Emulator(opponent="random", start_ms=50, poll_ms=30, standin_ms=30) as server:
         match = server.create_match(seat="red", seed=5, beat_ms=4000, max_rounds=10)
+        server.faults.add("illegal", path="/seats/", method="POST", count=1)
         server.faults.add(path="/seats/", count=2, **FAULTS[fault])
         config = SeatConfig(url=match["url"], player="random", rate=500.0, policy=POLICY)
         result = play_seat(config)
@@ -69,4 +70,5 @@ def test_a_seat_rides_out_the_fault_and_ends_with_the_servers_result(fault):
     assert result.extra["ranks"] == played.ranks == [1, 1], "the match ran to its last round"
     assert "missed" not in (played.finish_line or "") and None not in played.history
     assert result.actions == played.history and result.extra["requests"]["retries"] >= 1
+    assert [entry.status for entry in log].count(422) == 1
     assert_no_refused_action_sent_again_at_once(log)
