@@ -37,7 +37,7 @@ from harness.live.tracking import CONDITIONS, Tracker, action_key, choose_over_c
 from harness.match import MatchResult, build_result
 from players import Limits, load as load_player
 
-#: Rejected actions in a row after which a game stops (the server keeps refusing).
+#: Refused actions in a row after which a game stops when the server lists no actions to try.
 MAX_ILLEGAL_IN_A_ROW = 5
 
 
@@ -200,8 +200,10 @@ class LiveGame:
         reply = self.reply
         rejected: set[str] = {entry["key"] for entry in self.transcript["illegal"]
                               if entry["step"] == len(self.transcript["steps"])}
+        if reply.legal_actions and {self._key(a) for a in reply.legal_actions} <= rejected:
+            rejected = set()  # a resumed game the server refused entirely before: it may accept now
         limits = Limits(time=self.config.move_time) if self.config.move_time else None
-        for _ in range(MAX_ILLEGAL_IN_A_ROW):
+        while reply.legal_actions or len(rejected) < MAX_ILLEGAL_IN_A_ROW:  # until it refuses every action
             local = self._choose(limits, rejected)
             sent = self.tracker.matching_server_action(local, reply.legal_actions)
             try:
@@ -222,9 +224,8 @@ class LiveGame:
             self.transcript["illegal"].append({"step": len(self.transcript["steps"]), "key": self._key(local),
                                                "action": sent, "reason": answer.reason})
             self._emit("running")
-        raise ProtocolError(f"the server refused {MAX_ILLEGAL_IN_A_ROW} actions in a row at step "
-                            f"{len(self.transcript['steps'])}; last reason: {answer.reason!r}",
-                            server_state=reply.state)
+        raise ProtocolError(f"the server refused {len(rejected)} actions in a row at step "
+                            f"{len(self.transcript['steps'])} and lists none", server_state=reply.state)
 
     def _key(self, action: Any) -> str:
         return action_key(action, self.tracker.fields or None)
@@ -234,8 +235,9 @@ class LiveGame:
         listed = self.reply.legal_actions
         allowed = [a for a in listed if self._key(a) not in rejected]
         if listed and not allowed:
-            raise ProtocolError("the server refused every legal action it listed",
-                                server_state=self.reply.state)
+            raise ProtocolError(f"the server refused every action it listed ({len(listed)}) at step "
+                                f"{len(self.transcript['steps'])}; last reason: "
+                                f"{self.transcript['illegal'][-1]['reason']!r}", server_state=self.reply.state)
         started = time.perf_counter()
         try:
             return choose_over_candidates(self.player, self.rules, self.tracker.candidates, limits,

@@ -10,8 +10,8 @@ from harness.games import load as load_game
 from harness.live.runner import LiveRunConfig, resume_live, run_live
 
 
-def run(db, emulator, fast, game="ravenward", games=1, progress=None, **options):
-    config = LiveRunConfig(game=game, player="random", games=games, seed_start=3, base_url=emulator.url,
+def run(db, emulator, fast, game="ravenward", games=1, progress=None, seed_start=3, **options):
+    config = LiveRunConfig(game=game, player="random", games=games, seed_start=seed_start, base_url=emulator.url,
                            rate=500.0, policy=fast, **options)
     return run_live(db, config, progress=progress)
 
@@ -137,13 +137,18 @@ def test_a_chinese_chess_game_is_refused_by_the_gameboard_loop(db, emulator, fas
         run(db, emulator, fast, game="xiangqi")
 
 
-def test_a_server_refusing_action_after_action_interrupts_the_game_without_resending_any(db, emulator, fast):
-    emulator.faults.add("illegal", path="/action", count=5)
-    outcome = only_game(run(db, emulator, fast))
-    assert outcome.status == "interrupted" and "refused 5 actions in a row" in outcome.error
+def test_only_a_server_refusing_every_listed_action_interrupts_the_game_and_none_is_sent_twice(db, emulator, fast):
+    listed = len(load_game("ravenward").legal_actions(load_game("ravenward").initial_state()))
+    emulator.faults.add("illegal", path="/action", count=listed - 1)
+    outcome = only_game(run(db, emulator, fast))  # all but one refused: the game goes on
+    assert outcome.status == "done" and outcome.result.extra["illegal_replies"] == listed - 1
+    emulator.faults.add("illegal", path="/action", count=1000)
+    outcome = only_game(run(db, emulator, fast, seed_start=4))
+    assert outcome.status == "interrupted" and f"refused every action it listed ({listed})" in outcome.error
     stored = db.live_game(outcome.live_game_id)
     refused = [entry["key"] for entry in stored.server_state["transcript"]["illegal"]]
-    assert len(refused) == 5 and len(set(refused)) == 5
+    assert len(refused) == len(set(refused)) == listed
+    emulator.faults.clear()
     assert only_game(resume_live(db, outcome.live_game_id, rate=500.0)).status == "done"
 
 
