@@ -277,7 +277,7 @@ class LiveGame:
             server_score=reply.score if reply is not None and reply.game_over else None,
             extra={"base_url": self.config.base_url, "sent": sent,
                    "illegal_replies": len(self.transcript["illegal"]),
-                   "ambiguous_steps": self.tracker.ambiguous_steps,
+                   "ambiguous_steps": self.tracker.ambiguous_steps, "max_candidates": self.tracker.widest,
                    "ambiguous_moves": dict(self.ambiguous),
                    "tracking_warnings": dict(self.tracker.warnings), "tracking_notes": self.tracker.notes,
                    "layout": [layout.describe() for layout in self.tracker.layouts.layouts[:4]],

@@ -107,6 +107,7 @@ class Tracker:
         self.layouts = LayoutLearner(rules)
         self.ambiguous_steps = 0
         self.steps = 0
+        self.widest = 0  # the most candidates kept after any reply
         self.condition: str | None = None
         self.warnings: Counter[str] = Counter()
         self.notes: list[str] = []
@@ -160,6 +161,7 @@ class Tracker:
             if self.layouts.warnings > self.warnings["layout"]:
                 self._warn("layout", f"step {self.steps}: {self.layouts.last_warning}")
         self.candidates = fitting
+        self.widest = max(self.widest, len(fitting))
         if not fitting:
             self.condition = "lost"
         elif no_fit:
