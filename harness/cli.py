@@ -472,13 +472,15 @@ def arena(game: str | None, url: str | None, player: str, seat: str, seed: int, 
 @click.option("--beat-ms", default=30_000, show_default=True, type=click.IntRange(1), help="Seat-protocol clock per move.")
 @click.option("--key-file", default="harness-emulator.key", show_default=True, metavar="PATH",
               help="Signing key kept across restarts (created on first use).")
+@click.option("--matches-file", default=None, metavar="PATH",
+              help="Keep the seat matches in this file across restarts (default: in memory).")
 @click.option("--faults", is_flag=True, help="Serve POST /_admin/faults (fault injection, for tests).")
 @click.option("--board-symmetry", default="identity", show_default=True,
               type=click.Choice(["identity", "rotate90", "rotate180", "rotate270", "flip-rows", "flip-columns",
                                  "transpose", "anti-transpose"]),
               help="How observations show the board (to dry-run layout learning).")
-def emulate(host: str, port: int, opponent: str, beat_ms: int, key_file: str, faults: bool,
-            board_symmetry: str) -> None:
+def emulate(host: str, port: int, opponent: str, beat_ms: int, key_file: str, matches_file: str | None,
+            faults: bool, board_symmetry: str) -> None:
     """Serve both live protocols locally from the engines and G-Bot stand-ins (for dry runs).
 
     The seat protocol served is a reading of the rules text, not a copy of a real server.
@@ -492,7 +494,7 @@ def emulate(host: str, port: int, opponent: str, beat_ms: int, key_file: str, fa
     from players import load as load_player
     load_player(opponent)
     emulator = Emulator(host=host, port=port, opponent=opponent, beat_ms=beat_ms, key_file=key_file,
-                        faults=faults, board=BoardLayout(board_symmetry))
+                        matches_file=matches_file, faults=faults, board=BoardLayout(board_symmetry))
     click.echo(f"serving on {emulator.url} (Gameboard: /api/games/{{ravenward,totality}}/init?seed=N; "
                f"seat protocol: POST /arena/xiangqi/matches); Ctrl-C stops")
     try:

@@ -274,14 +274,17 @@ class Emulator:
         faults: serve ``POST /_admin/faults`` (only for tests and dry runs of faults;
             :attr:`faults` can always be scheduled in process).
         max_log: the request log's bound; max_finished: finished seat matches kept.
+        matches_file: where the seat matches are kept across restarts (none by default:
+            they live in memory).
     """
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0, opponent: str = "gbot",
                  secret: bytes | None = None, beat_ms: int = 30_000, start_ms: int = 500,
                  poll_ms: int = 200, standin_ms: int = 300, board: BoardLayout | None = None,
                  key_file: str | Path | None = None, faults: bool = False, max_log: int = MAX_LOG,
-                 max_finished: int = MAX_FINISHED_MATCHES) -> None:
+                 max_finished: int = MAX_FINISHED_MATCHES, matches_file: str | Path | None = None) -> None:
         self.opponent = opponent
+        self.matches_file = None if matches_file is None else Path(matches_file)
         self.board = board or BoardLayout()
         self.secret = load_key(key_file) if key_file is not None else secret or secrets.token_bytes(32)
         self.fault_route = faults
@@ -293,11 +296,13 @@ class Emulator:
         self.faults = FaultSchedule()
         self.log: deque[LoggedRequest] = deque(maxlen=max_log)
         self.matches: dict[str, SeatMatch] = {}
+        self._saved: dict[str, dict[str, Any]] = {}
         self._lock = threading.Lock()
         self._connections: set[socket.socket] = set()
         self._thread: threading.Thread | None = None
         handler = type("Handler", (_Handler,), {"emulator": self})
         self.server = ThreadingHTTPServer((host, port), handler)
+        self._load_matches()
         self.server.daemon_threads = True
 
     @property
@@ -432,6 +437,7 @@ class Emulator:
                           max_rounds=None if max_rounds is None else int(max_rounds))
         with self._lock:
             self.matches[match_id] = match
+        self._save(match)
         seats = {side: f"{self.url}/arena/matches/{match_id}/seats/{index}" for index, side in enumerate(SIDES)}
         return {"match": match_id, "url": seats[seat], "seats": seats, "seat": seat}
 
@@ -471,6 +477,7 @@ class Emulator:
                     self._tick(match)
             else:
                 match.pending[index] = [] if command in (None, [], {}) else [command]
+                self._save(match)
             return self._view(match, index)
 
     def _tick(self, match: SeatMatch) -> None:
@@ -537,6 +544,7 @@ class Emulator:
             self._forget_finished()
         elif match.max_rounds is not None and match.round > match.max_rounds:
             self._finish(match, loser=None, line=f"draw: the match's {match.max_rounds} rounds are played")
+        self._save(match)
 
     def _finish(self, match: SeatMatch, loser: int | None, line: str) -> None:
         match.status = "finished"
@@ -544,6 +552,45 @@ class Emulator:
         match.last_event = match.finish_line = line
         match.pending.clear()
         self._forget_finished()
+        self._save(match)
+
+    # ------------------------------------------------------- seat matches on disk
+
+    def _save(self, match: SeatMatch) -> None:
+        """Write every match to ``matches_file`` (caller holds ``match.lock``); clock times as wall time."""
+        if self.matches_file is None:
+            return
+        shift = time.time() - time.monotonic()
+        record = {"match_id": match.match_id, "human_seat": match.human_seat, "seed": match.seed,
+                  "beat_ms": match.beat_ms, "start_at": match.start_at + shift, "opponent": match.opponent,
+                  "state": load_game("xiangqi").state_to_json(match.state), "round": match.round,
+                  "beat_started": match.beat_started + shift,
+                  "pending": {str(k): v for k, v in match.pending.items()}, "status": match.status,
+                  "ranks": match.ranks, "last_event": match.last_event, "finish_line": match.finish_line,
+                  "history": match.history, "max_rounds": match.max_rounds, "error": match.error}
+        with self._lock:
+            self._saved = {key: value for key, value in self._saved.items() if key in self.matches}
+            self._saved[match.match_id] = record
+            partial = self.matches_file.with_suffix(self.matches_file.suffix + ".partial")
+            partial.write_text(json.dumps(self._saved))
+            os.replace(partial, self.matches_file)
+
+    def _load_matches(self) -> None:
+        """The matches a previous start of this emulator left in ``matches_file``."""
+        if self.matches_file is None or not self.matches_file.exists():
+            return
+        try:
+            saved = json.loads(self.matches_file.read_text())
+        except (OSError, ValueError) as error:
+            raise InvalidInput(f"cannot read the matches file {self.matches_file}: {error}") from None
+        rules = load_game("xiangqi")
+        shift = time.time() - time.monotonic()
+        for key, record in saved.items():
+            record = dict(record, state=rules.state_from_json(record["state"]),
+                          start_at=record["start_at"] - shift, beat_started=record["beat_started"] - shift,
+                          pending={int(k): v for k, v in record["pending"].items()})
+            self.matches[key] = SeatMatch(**record)
+        self._saved = saved
 
     def _forget_finished(self) -> None:
         """Keep at most ``max_finished`` finished matches (the oldest go first)."""

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import pytest
 
-from harness.live.emulator import Emulator
 from harness.live.http import RetryPolicy
 from harness.live.runner import LiveRunConfig, run_live
 from harness.live.seat import SeatConfig, play_seat
@@ -57,16 +56,25 @@ def test_a_gameboard_game_rides_out_the_fault_and_ends_with_the_servers_result(d
         assert match.extra["requests"]["waited_s"] >= 0.4, "Retry-After was honoured"
 
 
-@pytest.mark.parametrize("fault", list(FAULTS))
-def test_a_seat_rides_out_the_fault_and_ends_with_the_servers_result(fault):
-    with Emulator(opponent="random", start_ms=50, poll_ms=30, standin_ms=30) as server:
-        match = server.create_match(seat="red", seed=5, beat_ms=4000, max_rounds=10)
-        server.faults.add("illegal", path="/seats/", method="POST", count=1)
-        server.faults.add(path="/seats/", count=2, **FAULTS[fault])
+@pytest.mark.parametrize("fault", [*FAULTS, "restart"])
+def test_a_seat_rides_out_the_fault_and_ends_with_the_servers_result(fault, tmp_path):
+    server = Restartable(tmp_path / "key", matches_file=tmp_path / "matches.json", opponent="random",
+                         start_ms=50, poll_ms=30, standin_ms=30)
+
+    def restart_after_two(event):
+        if fault == "restart" and len(event["plies"]) == 3:
+            server.restart(down_s=0.3)
+    try:
+        match = server.server.create_match(seat="red", seed=5, beat_ms=4000, max_rounds=10)
+        server.server.faults.add("illegal", path="/seats/", method="POST", count=1)
+        if fault != "restart":
+            server.server.faults.add(path="/seats/", count=2, **FAULTS[fault])
         config = SeatConfig(url=match["url"], player="random", rate=500.0, policy=POLICY)
-        result = play_seat(config)
-        played = server.matches[match["match"]]
-        log = list(server.log)
+        result = play_seat(config, restart_after_two)
+        played = server.server.matches[match["match"]]
+        log = server.all_requests()
+    finally:
+        server.stop()
     assert result.extra["ranks"] == played.ranks == [1, 1], "the match ran to its last round"
     assert "missed" not in (played.finish_line or "") and None not in played.history
     assert result.actions == played.history and result.extra["requests"]["retries"] >= 1
