@@ -16,7 +16,7 @@ so played are counted by reason in the result's counters (``ambiguous_moves``,
 ``ambiguous_<reason>``). Failures: a transport or protocol error leaves the
 game ``interrupted`` and resumable; a server that refuses the state we send
 (as one restarted with another signing key does) leaves it ``interrupted``
-with a :class:`StateRefused` reason, not resumable.
+with a :class:`~harness.live.environment.StateRefused` reason, not resumable.
 """
 
 from __future__ import annotations
@@ -25,24 +25,22 @@ import hashlib
 import json
 import random
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from harness.errors import InvalidInput, LiveError, ProtocolError
+from harness.envs import Observation
+from harness.errors import IllegalAction, InvalidInput, LiveError, ProtocolError
 from harness.games import Action, Rules, load as load_game
+from harness.live.environment import GameboardEnv
 from harness.live.gameboard import DEFAULT_BASE_URL, SLUGS, GameboardClient, ServerReply
-from harness.live.http import DEFAULT_RATE, HttpClient, Limiter, RateLimiter, RefusedRequest, RetryPolicy
-from harness.live.observation import reply_sources
-from harness.live.tracking import CONDITIONS, Tracker, action_key, choose_over_candidates
+from harness.live.http import DEFAULT_RATE, HttpClient, Limiter, RateLimiter, RetryPolicy
+from harness.live.tracking import CONDITIONS, Tracker, choose_over_candidates
 from harness.match import MatchResult, build_result
 from players import Limits, load as load_player
 
 #: Refused actions in a row after which a game stops when the server lists no actions to try.
 MAX_ILLEGAL_IN_A_ROW = 5
-
-
-class StateRefused(ProtocolError):
-    """The server refuses the state we send back (a final 4xx): resuming cannot help."""
 
 
 def ambiguity_counters(moves: dict[str, int]) -> dict[str, int]:
@@ -115,7 +113,7 @@ def slug_of(rules: Rules) -> str:
 
 
 class LiveGame:
-    """One live game in progress: client, tracker, transcript.
+    """One live game in progress: a :class:`~harness.live.environment.GameboardEnv` and its player.
 
     Args:
         config: the game.
@@ -133,16 +131,24 @@ class LiveGame:
         self.sink = sink or (lambda checkpoint: None)
         self.http = HttpClient(limiter=limiter or RateLimiter(config.rate), policy=config.policy,
                                **({"notify": notify} if notify is not None else {}))
-        self.client = GameboardClient(self.http, slug_of(self.rules), config.base_url)
+        client = GameboardClient(self.http, slug_of(self.rules), config.base_url)
+        self.env = GameboardEnv(self.rules, client, dict(config.params))
+        self.stored = transcript if transcript and transcript.get("init") is not None else None
         self.rng = random.Random(f"live:{config.seed}")
-        self.tracker = Tracker(self.rules, rng=random.Random(f"track:{config.seed}"))
-        self.transcript: dict[str, Any] = transcript or {
-            "base_url": config.base_url, "params": dict(config.params), "init": None, "steps": [],
-            "illegal": []}
-        self.reply: ServerReply | None = None
-        self.ambiguous: dict[str, int] = {}
         self.player_s = 0.0
         self.started = time.perf_counter()
+
+    @property
+    def tracker(self) -> Tracker:
+        return self.env.tracker
+
+    @property
+    def transcript(self) -> dict[str, Any]:
+        return self.env.transcript
+
+    @property
+    def reply(self) -> ServerReply | None:
+        return self.env.reply
 
     # ------------------------------------------------------------------- steps
 
@@ -155,13 +161,18 @@ class LiveGame:
         Raises:
             LiveError: the game was interrupted by a transport or protocol
                 error (the last checkpoint says so; resumable unless the
-                error is :class:`StateRefused`).
+                error is :class:`~harness.live.environment.StateRefused`).
         """
         self.player.reset(self.config.seed)
         try:
-            self._replay_or_start()
-            while not self.reply.game_over:
-                self._step()
+            if self.stored is not None:
+                observation = self.env.resume(self.stored, self.config.seed)
+            else:
+                observation = self.env.reset(self.config.seed)
+                self.transcript["base_url"] = self.config.base_url  # as given (the client strips a slash)
+                self._emit("running")
+            while not observation.done:
+                observation = self._step()
             return self._finish()
         except LiveError as error:
             self._emit("interrupted", error=f"{type(error).__name__}: {error}")
@@ -169,71 +180,29 @@ class LiveGame:
         finally:
             self.http.close()
 
-    def _replay_or_start(self) -> None:
-        """Rebuild the tracker from a stored transcript, or start a new game."""
-        transcript = self.transcript
-        if transcript.get("init") is None:
-            reply = self.client.init(self.config.seed, dict(self.config.params))
-            transcript["init"] = reply.to_dict()
-            self.reply = reply
-            self._observe(reply)
-            self._emit("running")
-            return
-        self.reply = ServerReply.from_dict(transcript["init"])
-        self._observe(self.reply)
-        for step in transcript["steps"]:
-            self._count_ambiguity()
-            self.tracker.play(step["local"])
-            self.reply = ServerReply.from_dict(step["reply"])
-            self._observe(self.reply)
-
-    def _observe(self, reply: ServerReply) -> None:
-        self.tracker.observe(reply.legal_actions, reply.game_over,
-                             boards=reply_sources(self.rules, reply.observation, reply.state))
-
-    def _count_ambiguity(self) -> None:
-        condition = self.tracker.condition
-        if condition is not None:
-            self.ambiguous[condition] = self.ambiguous.get(condition, 0) + 1
-
-    def _step(self) -> None:
-        reply = self.reply
-        rejected: set[str] = {entry["key"] for entry in self.transcript["illegal"]
-                              if entry["step"] == len(self.transcript["steps"])}
-        if reply.legal_actions and {self._key(a) for a in reply.legal_actions} <= rejected:
+    def _step(self) -> Observation:
+        """One action the server accepts; refused ones are never sent again at this step."""
+        rejected = self.env.refused()
+        if self.reply.legal_actions and {self.env.key(a) for a in self.reply.legal_actions} <= rejected:
             rejected = set()  # a resumed game the server refused entirely before: it may accept now
         limits = Limits(time=self.config.move_time) if self.config.move_time else None
-        while reply.legal_actions or len(rejected) < MAX_ILLEGAL_IN_A_ROW:  # until it refuses every action
+        while self.reply.legal_actions or len(rejected) < MAX_ILLEGAL_IN_A_ROW:  # until it refuses every action
             local = self._choose(limits, rejected)
-            sent = self.tracker.matching_server_action(local, reply.legal_actions)
             try:
-                answer = self.client.act(reply.state, sent)
-            except RefusedRequest as refusal:
-                raise StateRefused(f"the server refused our state ({refusal}); the game cannot be resumed "
-                                   f"(a server restarted with another signing key does this)",
-                                   server_state=reply.state) from refusal
-            if answer.ok:
-                self._count_ambiguity()
-                self.tracker.play(local)
-                self.transcript["steps"].append({"action": sent, "local": local, "reply": answer.to_dict()})
-                self.reply = answer
-                self._observe(answer)
+                observation = self.env.step(local)
+            except IllegalAction:
+                rejected.add(self.env.key(local))
                 self._emit("running")
-                return
-            rejected.add(self._key(local))
-            self.transcript["illegal"].append({"step": len(self.transcript["steps"]), "key": self._key(local),
-                                               "action": sent, "reason": answer.reason})
+                continue
             self._emit("running")
+            return observation
         raise ProtocolError(f"the server refused {len(rejected)} actions in a row at step "
-                            f"{len(self.transcript['steps'])} and lists none", server_state=reply.state)
-
-    def _key(self, action: Any) -> str:
-        return action_key(action, self.tracker.fields or None)
+                            f"{len(self.transcript['steps'])} and lists none", server_state=self.reply.state)
 
     def _choose(self, limits: Limits | None, rejected: set[str]) -> Action:
         """The player's action among the server's legal actions, never one it refused at this step."""
         listed = self.reply.legal_actions
-        allowed = [a for a in listed if self._key(a) not in rejected]
+        allowed = [a for a in listed if self.env.key(a) not in rejected]
         if listed and not allowed:
             raise ProtocolError(f"the server refused every action it listed ({len(listed)}) at step "
                                 f"{len(self.transcript['steps'])}; last reason: "
@@ -269,16 +238,17 @@ class LiveGame:
 
     def _result(self, state: Any, actions: tuple, outcome: tuple[str, str], score: float | None) -> MatchResult:
         reply = self.reply
+        ambiguous = dict(Counter(c for c in self.env.conditions if c is not None))
         sent = [step["local"] for step in self.transcript["steps"]]
         return build_result(
             self.rules, state, player=self.player.spec, opponent="gbot", seed=self.config.seed,
             actions=actions, outcome=outcome, started=self.started, player_s=self.player_s, opponent_s=0.0,
-            key=self.config.key, score=score, counters=ambiguity_counters(self.ambiguous), source="live",
+            key=self.config.key, score=score, counters=ambiguity_counters(ambiguous), source="live",
             server_score=reply.score if reply is not None and reply.game_over else None,
             extra={"base_url": self.config.base_url, "sent": sent,
                    "illegal_replies": len(self.transcript["illegal"]),
                    "ambiguous_steps": self.tracker.ambiguous_steps, "max_candidates": self.tracker.widest,
-                   "ambiguous_moves": dict(self.ambiguous),
+                   "ambiguous_moves": ambiguous,
                    "tracking_warnings": dict(self.tracker.warnings), "tracking_notes": self.tracker.notes,
                    "layout": [layout.describe() for layout in self.tracker.layouts.layouts[:4]],
                    "requests": self.http.stats.to_dict()})

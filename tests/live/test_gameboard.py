@@ -162,3 +162,18 @@ def test_replies_are_read_tolerantly():
     from harness.errors import ProtocolError
     with pytest.raises(ProtocolError, match="no state"):
         read_reply({"legalActions": []}, "test")
+
+
+@pytest.mark.parametrize("game", ["ravenward", "totality:easy"])
+def test_a_live_game_is_an_environment_over_the_tracker_and_passes_the_contract(emulator, fast, game):
+    from harness.live.environment import GameboardEnv
+    from harness.live.gameboard import GameboardClient
+    from harness.live.http import HttpClient, RateLimiter
+    from harness.live.session import slug_of
+    from harness.testing import check_env
+    rules = load_game(game)
+    params = {"level": rules.config["level"]} if "level" in rules.config else {}
+    with HttpClient(limiter=RateLimiter(1000.0), policy=fast) as http:
+        env = GameboardEnv(rules, GameboardClient(http, slug_of(rules), emulator.url), params)
+        check_env(env, seeds=range(2))
+    assert env.transcript["steps"] and all(c is None for c in env.conditions), "the board pinned every move"
