@@ -26,6 +26,7 @@ sent, and counted (``fallback_moves``).
 
 from __future__ import annotations
 
+import hashlib
 import random
 import threading
 import time
@@ -294,7 +295,7 @@ class SeatGame:
             allowed = [item for item in legal if action_key(item, self.tracker.fields) not in refused]
             if not allowed:
                 raise ProtocolError(f"the server refused every move it listed in round {round_!r}")
-            local = self._choose(allowed)
+            local = self._local(self._choose(allowed))
             command = self.tracker.matching_server_action(local, legal)
         else:  # no data.legal: our own move in the same shape, checked by the board alone
             example = _get(data, "schema", "example")
@@ -323,6 +324,14 @@ class SeatGame:
         self.sink({"round": round_, "command": command, "plies": plies})  # both seats' plies, ours last
         self.view, self.received = reply, time.monotonic()
         return True
+
+    def _local(self, action: Action) -> Action:
+        """The tracked position's own form of an action (a fallback may pick the server's item)."""
+        best, fields = self.tracker.best, self.tracker.fields
+        if best is None or self.rules.is_terminal(best.state):
+            return action
+        key = action_key(action, fields)
+        return next((a for a in self.rules.legal_actions(best.state) if action_key(a, fields) == key), action)
 
     def _act_url(self) -> str:
         href = _get(self.view, "next", "href")
@@ -431,8 +440,8 @@ class SeatGame:
 
 
 def seat_key(url: str) -> str:
-    """The match key of a seat: its URL names it."""
-    return f"arena-{url}"
+    """The match key of a seat: a short hash of its URL, which names it (and may be long)."""
+    return "arena-" + hashlib.sha256(url.encode()).hexdigest()[:24]
 
 
 def play_seat(config: SeatConfig, sink: Callable[[dict[str, Any]], None] | None = None,
