@@ -419,8 +419,11 @@ def report(study: str, out: str, db_url: str | None) -> None:
 @db_option
 def live(game: str | None, player: str, games: int, seed_start: int, base_url: str | None, rate: float,
          level: str | None, workers: int, move_time: float | None, address: str | None,
-         resume_id: int | None, db_url: str | None) -> None:
+         resume_id: int | None, db_url: str | None) -> int:
     """Play live games against the Gameboard API and record them (source live).
+
+    Exit code 1 when a game did not finish (interrupted: the summary says whether
+    --resume can continue it).
 
     GAME is ravenward or totality (totality:easy). Be fair to the server: the
     default rate is one request every two seconds.
@@ -447,11 +450,12 @@ def live(game: str | None, player: str, games: int, seed_start: int, base_url: s
                                    workers=workers, move_time=move_time, address=address)
             summary = run_live(database, config, progress=progress)
     print_summary(summary)
+    return 0 if all(game.status == "done" for game in summary.games.values()) else 1
 
 
 @cli.command()
-@click.argument("game", type=click.Choice(["xiangqi"]))
-@click.option("--url", required=True, metavar="MATCH_URL",
+@click.argument("game", type=click.Choice(["xiangqi"]), required=False)
+@click.option("--url", metavar="MATCH_URL",
               help="Your seat's URL (or an emulator's .../arena/xiangqi/matches to create a match).")
 @click.option("--player", default="greedy", show_default=True, help="Player spec (or tuned:<name>).")
 @click.option("--seat", type=click.Choice(["red", "black"]), default="red", show_default=True,
@@ -459,26 +463,47 @@ def live(game: str | None, player: str, games: int, seed_start: int, base_url: s
 @click.option("--seed", default=0, show_default=True, type=int, help="Seeds the player's tie-breaking.")
 @click.option("--rate", default=2.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
               help="Requests per second at most (pollAfterMs hints come on top).")
+@click.option("--resume", "resume_id", type=int, metavar="GAME_ID",
+              help="Rejoin the match of a stored seat (its live game id) after a crash.")
 @db_option
-def arena(game: str, url: str, player: str, seat: str, seed: int, rate: float, db_url: str | None) -> None:
+def arena(game: str | None, url: str | None, player: str, seat: str, seed: int, rate: float,
+          resume_id: int | None, db_url: str | None) -> int:
     """Play one seat of a Chinese chess match over the seat protocol, within its clock.
+
+    Exit code 1 when the seat could not play to the end (rejoin with --resume).
 
     \b
     Examples:
       harness arena xiangqi --url https://platform.example/matches/42/seats/1 --player alphabeta:depth=30
       harness arena xiangqi --url http://127.0.0.1:8765/arena/xiangqi/matches --seat black
+      harness arena --resume 7
     """
     from harness.db import open_database
-    from harness.live.runner import run_arena
+    from harness.errors import LiveError
+    from harness.live.runner import resume_arena, run_arena
     from harness.live.seat import SeatConfig
     with open_database(db_url) as database:
-        run_id, result = run_arena(database, SeatConfig(url=url, player=player, seed=seed, rate=rate), seat)
+        try:
+            if resume_id is not None:
+                run_id, result = resume_arena(database, resume_id, rate=rate)
+            else:
+                if game is None or url is None:
+                    raise click.UsageError("give GAME (xiangqi) and --url MATCH_URL, or --resume GAME_ID")
+                run_id, result = run_arena(database, SeatConfig(url=url, player=player, seed=seed, rate=rate),
+                                           seat)
+        except LiveError as error:
+            seat_id = getattr(error, "live_game_id", None)
+            hint = f"; rejoin with: harness arena --resume {seat_id}" if seat_id is not None else ""
+            click.echo(f"harness: the seat stopped: {type(error).__name__}: {error}{hint}", err=True)
+            return 1
     extra = result.extra
     click.echo(f"run {run_id}: {result.game} {result.player}: {result.outcome} ({result.reason}), "
-               f"ranks {extra.get('ranks')}, local {extra.get('local_outcome')}, {result.plies} plies"
+               f"ranks {extra.get('ranks')}, local {extra.get('local_outcome')}, {result.plies} plies, "
+               f"{extra.get('fallback_moves', 0)} fallback move(s)"
                + (" [MISMATCH with the local engine]" if extra.get("outcome_mismatch") else ""))
     if result.error:
         click.echo(f"error: {result.error}", err=True)
+    return 0
 
 
 @cli.command()
@@ -486,7 +511,17 @@ def arena(game: str, url: str, player: str, seat: str, seed: int, rate: float, d
 @click.option("--port", default=8765, show_default=True, type=click.IntRange(0, 65535), help="Port (0: any free).")
 @click.option("--opponent", default="gbot", show_default=True, help="The stand-in player's spec.")
 @click.option("--beat-ms", default=30_000, show_default=True, type=click.IntRange(1), help="Seat-protocol clock per move.")
-def emulate(host: str, port: int, opponent: str, beat_ms: int) -> None:
+@click.option("--key-file", default="harness-emulator.key", show_default=True, metavar="PATH",
+              help="Signing key kept across restarts (created on first use).")
+@click.option("--matches-file", default=None, metavar="PATH",
+              help="Keep the seat matches in this file across restarts (default: in memory).")
+@click.option("--faults", is_flag=True, help="Serve POST /_admin/faults (fault injection, for tests).")
+@click.option("--board-symmetry", default="identity", show_default=True,
+              type=click.Choice(["identity", "rotate90", "rotate180", "rotate270", "flip-rows", "flip-columns",
+                                 "transpose", "anti-transpose"]),
+              help="How observations show the board (to dry-run layout learning).")
+def emulate(host: str, port: int, opponent: str, beat_ms: int, key_file: str, matches_file: str | None,
+            faults: bool, board_symmetry: str) -> None:
     """Serve both live protocols locally from the engines and G-Bot stand-ins (for dry runs).
 
     The seat protocol served is a reading of the rules text, not a copy of a real server.
@@ -496,10 +531,11 @@ def emulate(host: str, port: int, opponent: str, beat_ms: int) -> None:
       harness emulate --port 8765
       harness live ravenward --base-url http://127.0.0.1:8765 --rate 20 --games 2
     """
-    from harness.live.emulator import Emulator
+    from harness.live.emulator import BoardLayout, Emulator
     from players import load as load_player
     load_player(opponent)
-    emulator = Emulator(host=host, port=port, opponent=opponent, beat_ms=beat_ms)
+    emulator = Emulator(host=host, port=port, opponent=opponent, beat_ms=beat_ms, key_file=key_file,
+                        matches_file=matches_file, faults=faults, board=BoardLayout(board_symmetry))
     click.echo(f"serving on {emulator.url} (Gameboard: /api/games/{{ravenward,totality}}/init?seed=N; "
                f"seat protocol: POST /arena/xiangqi/matches); Ctrl-C stops")
     try:

@@ -75,6 +75,28 @@ class MatchResult:
         return asdict(self)
 
 
+def build_result(rules: Any, state: Any, *, player: str, opponent: str, seed: int, actions: Any,
+                 outcome: tuple[str, str], started: float, player_s: float, opponent_s: float, key: str,
+                 error: str | None = None, score: float | None = None, counters: dict[str, int] | None = None,
+                 **fields: Any) -> MatchResult:
+    """The one place a ``MatchResult`` is made, for local, Gameboard and seat play alike.
+
+    The score and counters come from the rules at ``state`` (the score is 0
+    for a match that ended in error) unless given; ``counters`` are added to
+    the rules' own; ``fields`` are the remaining ``MatchResult`` fields
+    (``source``, ``server_score``, ``extra``, ``opening_plies``).
+    """
+    if score is None:
+        score = rules.score(state) if error is None and state is not None else 0.0
+    own = rules.counters(state) if state is not None else {}
+    actions = list(actions)
+    return MatchResult(
+        game=rules.spec, player=player, opponent=opponent, seed=seed, outcome=outcome[0], reason=outcome[1],
+        score=score, counters={**own, **(counters or {})}, actions=actions, plies=len(actions),
+        duration_s=time.perf_counter() - started, player_s=player_s, opponent_s=opponent_s, key=key,
+        error=error, **fields)
+
+
 def play_match(spec: MatchSpec) -> MatchResult:
     """Play one match locally and return its result."""
     started = time.perf_counter()
@@ -105,15 +127,10 @@ def play_match(spec: MatchSpec) -> MatchResult:
     finally:
         player.close()
         env.opponent.close()
-    state = env.state
-    score = rules.score(state) if error is None else 0.0
-    return MatchResult(
-        game=rules.spec, player=player.spec, opponent=env.opponent.spec, seed=spec.seed,
-        outcome=outcome[0], reason=outcome[1], score=score, counters=rules.counters(state),
-        actions=list(env.actions), plies=len(env.actions),
-        duration_s=time.perf_counter() - started, player_s=player_s,
-        opponent_s=env.opponent_seconds, key=match_key(spec), opening_plies=spec.opening_plies,
-        error=error)
+    return build_result(rules, env.state, player=player.spec, opponent=env.opponent.spec, seed=spec.seed,
+                        actions=env.actions, outcome=outcome, started=started, player_s=player_s,
+                        opponent_s=env.opponent_seconds, key=match_key(spec), error=error,
+                        opening_plies=spec.opening_plies)
 
 
 def replay_lines(result: MatchResult) -> Iterator[str]:

@@ -26,6 +26,7 @@ import socket
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from datetime import datetime, timezone
 from typing import Any
 
@@ -335,26 +336,8 @@ class Database:
         """
         if not results:
             return 0
-        games = {spec: (canonical_game(spec), *game_parts(spec)) for spec in {r.game for r in results}}
-        recorded = now()
         with self.session(write=True) as session:
-            ids = self._player_ids_for(session, {s for r in results for s in (r.player, r.opponent)})
-            rows = [dict(run_id=run_id, key=r.key, game=games[r.game][0], game_name=games[r.game][1],
-                         seat=games[r.game][2], seed=r.seed, opening_plies=r.opening_plies,
-                         player_id=ids[r.player], opponent_id=ids[r.opponent], outcome=r.outcome, reason=r.reason,
-                         score=float(r.score), counters=r.counters, plies=r.plies, actions=r.actions,
-                         duration_s=r.duration_s, player_s=r.player_s, opponent_s=r.opponent_s, source=r.source,
-                         server_score=r.server_score, error=r.error, extra=r.extra, recorded=recorded)
-                    for r in results]
-            connection = session.connection()
-            connection.execute(self._insert(MatchRow.__table__).on_conflict_do_nothing(), rows)
-            keys = sorted({r.key for r in results})
-            match_ids = connection.execute(select(MatchRow.id).where(MatchRow.key.in_(keys))).scalars().all()
-            gained = connection.execute(
-                self._insert(RunMatchRow.__table__).on_conflict_do_nothing(index_elements=["run_id", "match_id"])
-                .returning(RunMatchRow.__table__.c.match_id),
-                [dict(run_id=run_id, match_id=match_id) for match_id in match_ids])
-            stored = len(gained.all())
+            stored, ids = self._insert_matches(session, run_id, results)
         # only after the commit: a rolled-back transaction may have dropped new player rows
         self._player_ids.update({spec_hash(spec): player_id for spec, player_id in ids.items()})
         return stored
@@ -377,6 +360,34 @@ class Database:
                     self._insert(RunMatchRow.__table__).on_conflict_do_nothing(index_elements=["run_id", "match_id"]),
                     [dict(run_id=run_id, match_id=match_id) for match_id, _ in found])
             return {key for _, key in found}
+    def _insert_matches(self, session: Session, run_id: int,
+                        results: list[MatchResult]) -> tuple[int, dict[str, int]]:
+        """Insert results inside ``session``'s transaction, held by ``run_id``.
+
+        Returns:
+            How many matches the run gained (new rows, or rows another run had
+            already recorded under the same key), and the player ids used.
+        """
+        games = {spec: (canonical_game(spec), *game_parts(spec)) for spec in {r.game for r in results}}
+        recorded = now()
+        ids = self._player_ids_for(session, {s for r in results for s in (r.player, r.opponent)})
+        rows = [dict(run_id=run_id, key=r.key, game=games[r.game][0], game_name=games[r.game][1],
+                     seat=games[r.game][2], seed=r.seed, opening_plies=r.opening_plies,
+                     player_id=ids[r.player], opponent_id=ids[r.opponent], outcome=r.outcome, reason=r.reason,
+                     score=float(r.score), counters=r.counters, plies=r.plies, actions=r.actions,
+                     duration_s=r.duration_s, player_s=r.player_s, opponent_s=r.opponent_s, source=r.source,
+                     server_score=r.server_score, error=r.error, extra=r.extra, recorded=recorded)
+                for r in results]
+        connection = session.connection()
+        connection.execute(self._insert(MatchRow.__table__).on_conflict_do_nothing(), rows)
+        keys = sorted({r.key for r in results})
+        match_ids = connection.execute(select(MatchRow.id).where(MatchRow.key.in_(keys))).scalars().all()
+        gained = connection.execute(
+            self._insert(RunMatchRow.__table__).on_conflict_do_nothing(index_elements=["run_id", "match_id"])
+            .returning(RunMatchRow.__table__.c.match_id),
+            [dict(run_id=run_id, match_id=match_id) for match_id in match_ids])
+        return len(gained.all()), ids
+
 
     def recorded_keys(self, run_id: int) -> set[str]:
         """The match keys a run holds: what a resumed run skips."""
@@ -495,15 +506,25 @@ class Database:
 
     def save_live_game(self, run_id: int, key: str, game: str, seed: int, player: str, server_state: Any,
                        actions: list[Any], status: str, error: str | None = None,
-                       server_score: float | None = None) -> int:
-        """Insert or update the live game ``(run_id, key)``; returns its id."""
+                       server_score: float | None = None, result: MatchResult | None = None) -> int:
+        """Insert or update the live game ``(run_id, key)``; returns its id.
+
+        With ``result`` (a finished game) its match row is written in the same
+        transaction, ``extra["live_game_id"]`` set: both or neither are stored.
+        """
         values = dict(game=game, seed=seed, player=player, server_state=server_state, actions=list(actions),
                       status=status, error=error, server_score=server_score, updated=now())
+        ids: dict[str, int] = {}
         with self.session(write=True) as session:
             session.execute(self._insert(LiveGameRow).values(run_id=run_id, key=key, **values)
                             .on_conflict_do_update(index_elements=["run_id", "key"], set_=values))
-            return session.scalar(select(LiveGameRow.id).where(LiveGameRow.run_id == run_id,
-                                                               LiveGameRow.key == key))
+            game_id = session.scalar(select(LiveGameRow.id).where(LiveGameRow.run_id == run_id,
+                                                                  LiveGameRow.key == key))
+            if result is not None:
+                result = replace(result, extra={**result.extra, "live_game_id": game_id})
+                _, ids = self._insert_matches(session, run_id, [result])
+        self._player_ids.update({spec_hash(spec): player_id for spec, player_id in ids.items()})
+        return game_id
 
     def live_game(self, game_id: int) -> LiveGameRecord | None:
         """A live game by id."""

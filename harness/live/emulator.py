@@ -27,13 +27,21 @@
   nothing.
 
 Faults are injected through :attr:`Emulator.faults` (or ``POST
-/_admin/faults``): the next matching requests answer 429 with
-``Retry-After``, 500, a dropped connection, a delay, an illegal-action reply,
-garbage JSON, a truncated body, a redirect, or ``drift`` (one legal action
-missing, as if the server's rules had changed); ``score_offset`` makes the
-final score differ from the local formula's. Every request is logged in
-:attr:`Emulator.log` (method, path, status, time) so tests can check rate
-limits.
+/_admin/faults``, served only when started with ``faults=True``, ``harness
+emulate --faults``): the next matching requests answer 429 with
+``Retry-After``, 500 or 503 with an HTML body, a dropped connection, a delay,
+an illegal-action reply, garbage JSON, a truncated body, a redirect, or
+``drift`` (one legal action missing, as if the server's rules had changed);
+``score_offset`` makes the final score differ from the local formula's. Every
+request is logged in :attr:`Emulator.log` (method, path, status, time; the
+last ``max_log``) so tests can check rate limits; finished seat matches are
+kept up to ``max_finished``. A stand-in that raises (or answers illegally)
+ends its match at once, its seat losing, with ``result.error`` saying why.
+
+The signing key can be kept in a key file (``key_file``; ``harness emulate
+--key-file``, by default ``harness-emulator.key`` in the current directory,
+beside the default results database), so a restarted emulator still accepts
+the states it issued before: a client resumes a game across a restart.
 """
 
 from __future__ import annotations
@@ -42,12 +50,16 @@ import base64
 import hashlib
 import hmac
 import json
+import os
 import secrets
+import socket
 import threading
 import time
 import zlib
+from collections import deque
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -55,10 +67,48 @@ from harness.envs import LocalEnv
 from harness.errors import InvalidInput
 from harness.games import REGISTRY, load as load_game
 from harness.live.board import SIDES, fen_board
-from harness.live.observation import local_cells
+from harness.live.observation import BOARD_SHAPES, SYMMETRIES, local_cells, symmetry_positions
 
 GAMEBOARD_GAMES = ("ravenward", "totality")
-FAULT_KINDS = ("429", "500", "drop", "delay", "illegal", "garbage", "truncated", "redirect", "drift")
+FAULT_KINDS = ("429", "500", "503", "drop", "delay", "illegal", "garbage", "truncated", "redirect", "drift")
+#: The request log and the finished seat matches kept at most (older ones are forgotten).
+MAX_LOG = 10_000
+MAX_FINISHED_MATCHES = 200
+#: The key file's name beside the results database when ``--key-file`` is not given.
+DEFAULT_KEY_FILE = "harness-emulator.key"
+
+
+def load_key(path: str | Path) -> bytes:
+    """The signing key stored in ``path``, created (owner-only) on first use, so restarts keep it.
+
+    Raises:
+        InvalidInput: the file exists but holds no key, or cannot be written.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text().strip()
+    except FileNotFoundError:
+        key = secrets.token_bytes(32)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:  # another emulator created it meanwhile
+            return load_key(path)
+        except OSError as error:
+            raise InvalidInput(f"cannot create the key file {path}: {error.strerror}") from None
+        with os.fdopen(descriptor, "w") as handle:
+            handle.write(key.hex() + "\n")
+        return key
+    except OSError as error:
+        raise InvalidInput(f"cannot read the key file {path}: {error.strerror}") from None
+    try:
+        key = bytes.fromhex(text)
+    except ValueError:
+        key = b""
+    if len(key) < 16:
+        raise InvalidInput(f"the key file {path} holds no key (expected at least 32 hex digits); "
+                           f"delete it to make a new one")
+    return key
 
 # ----------------------------------------------------------------------- faults
 
@@ -71,6 +121,7 @@ class Fault:
     count: int = 1
     retry_after: float | None = None
     delay_s: float = 0.0
+    method: str = ""  # only requests of this method ("POST"), any by default
 
     def __post_init__(self) -> None:
         if self.kind not in FAULT_KINDS:
@@ -85,10 +136,10 @@ class FaultSchedule:
         self._lock = threading.Lock()
 
     def add(self, kind: str, path: str = "", count: int = 1, retry_after: float | None = None,
-            delay_s: float = 0.0) -> None:
+            delay_s: float = 0.0, method: str = "") -> None:
         """Schedule ``kind`` for the next ``count`` requests whose path contains ``path``."""
         with self._lock:
-            self._faults.append(Fault(kind, path, count, retry_after, delay_s))
+            self._faults.append(Fault(kind, path, count, retry_after, delay_s, method.upper()))
 
     def clear(self) -> None:
         with self._lock:
@@ -98,10 +149,10 @@ class FaultSchedule:
         with self._lock:
             return sum(f.count for f in self._faults)
 
-    def take(self, path: str) -> Fault | None:
+    def take(self, path: str, method: str = "") -> Fault | None:
         with self._lock:
             for fault in self._faults:
-                if fault.path in path and fault.count > 0:
+                if fault.path in path and fault.count > 0 and fault.method in ("", method):
                     fault.count -= 1
                     if fault.count == 0:
                         self._faults.remove(fault)
@@ -119,6 +170,8 @@ class LoggedRequest:
     at: float  # time.monotonic() when the request arrived
     user_agent: str = ""
     query: str = ""
+    action: Any = None     # the action or command a POST carried (when its body was read)
+    refused: bool = False  # answered 200 ok:false (an illegal action), or 422
 
 
 class HttpFailure(Exception):
@@ -128,6 +181,53 @@ class HttpFailure(Exception):
         super().__init__(message)
         self.status = status
         self.body = {"ok": False, "error": message, **extra}
+
+
+# ------------------------------------------------------------- board layouts
+
+BOARD_FORMS = ("rows", "flat", "string")
+
+
+@dataclass(frozen=True)
+class BoardLayout:
+    """How the emulator shows the board in its observations.
+
+    A real server's layout is not published, so the emulator can serve any:
+    one of the 8 symmetries of the square (``symmetry``), a symbol per local
+    kind (``codes``: ``""`` is empty; by default the kind's letter and ``.``),
+    as rows, one flat list or one string (``form``; a string needs
+    one-character symbols).
+
+    Raises:
+        InvalidInput: an unknown symmetry or form.
+    """
+
+    symmetry: str = "identity"
+    codes: tuple[tuple[str, Any], ...] | None = None
+    form: str = "rows"
+
+    def __post_init__(self) -> None:
+        if self.symmetry not in SYMMETRIES:
+            raise InvalidInput(f"unknown board symmetry {self.symmetry!r}; valid: {', '.join(SYMMETRIES)}")
+        if self.form not in BOARD_FORMS:
+            raise InvalidInput(f"unknown board form {self.form!r}; valid: {', '.join(BOARD_FORMS)}")
+
+    def show(self, rules: Any, state: Any) -> Any:
+        """The board of ``state`` in this layout."""
+        cells = local_cells(rules, state)
+        codes = dict(self.codes) if self.codes is not None else None
+        shown: list[Any] = [None] * len(cells)
+        for kind, place in zip(cells, symmetry_positions(rules, self.symmetry)):
+            shown[place] = codes[kind] if codes is not None else (kind[:1] or ".")
+        if self.form == "flat":
+            return shown
+        if self.form == "string":
+            return "".join(str(symbol) for symbol in shown)
+        rows, columns = BOARD_SHAPES[rules.name]
+        width = rows if SYMMETRIES[self.symmetry][1] else columns
+        if all(isinstance(symbol, str) and len(symbol) == 1 for symbol in shown):
+            return ["".join(shown[i:i + width]) for i in range(0, len(shown), width)]
+        return [shown[i:i + width] for i in range(0, len(shown), width)]
 
 
 # ------------------------------------------------------------------ seat matches
@@ -152,6 +252,8 @@ class SeatMatch:
     finish_line: str | None = None
     history: list[Any] = field(default_factory=list)
     thinking: bool = False
+    max_rounds: int | None = None
+    error: str | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -167,24 +269,40 @@ class Emulator:
         start_ms: the default start countdown of a match.
         poll_ms: the usual ``pollAfterMs`` hint.
         standin_ms: how long the stand-in "thinks" before its move shows (so seats poll).
+        board: how observations show the board (row-major from the top left by default).
+        key_file: where the signing key is kept across restarts (overrides ``secret``).
+        faults: serve ``POST /_admin/faults`` (only for tests and dry runs of faults;
+            :attr:`faults` can always be scheduled in process).
+        max_log: the request log's bound; max_finished: finished seat matches kept.
+        matches_file: where the seat matches are kept across restarts (none by default:
+            they live in memory).
     """
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0, opponent: str = "gbot",
                  secret: bytes | None = None, beat_ms: int = 30_000, start_ms: int = 500,
-                 poll_ms: int = 200, standin_ms: int = 300) -> None:
+                 poll_ms: int = 200, standin_ms: int = 300, board: BoardLayout | None = None,
+                 key_file: str | Path | None = None, faults: bool = False, max_log: int = MAX_LOG,
+                 max_finished: int = MAX_FINISHED_MATCHES, matches_file: str | Path | None = None) -> None:
         self.opponent = opponent
-        self.secret = secret or secrets.token_bytes(32)
+        self.matches_file = None if matches_file is None else Path(matches_file)
+        self.board = board or BoardLayout()
+        self.secret = load_key(key_file) if key_file is not None else secret or secrets.token_bytes(32)
+        self.fault_route = faults
+        self.max_finished = max_finished
         self.beat_ms, self.start_ms, self.poll_ms = beat_ms, start_ms, poll_ms
         self.standin_ms = standin_ms
         self.score_offset = 0.0  # tests set it to play a server whose score formula differs
         self.seat_lists_legal = True  # False: seat views carry only data.schema.example (the text allows it)
         self.faults = FaultSchedule()
-        self.log: list[LoggedRequest] = []
+        self.log: deque[LoggedRequest] = deque(maxlen=max_log)
         self.matches: dict[str, SeatMatch] = {}
+        self._saved: dict[str, dict[str, Any]] = {}
         self._lock = threading.Lock()
+        self._connections: set[socket.socket] = set()
         self._thread: threading.Thread | None = None
         handler = type("Handler", (_Handler,), {"emulator": self})
         self.server = ThreadingHTTPServer((host, port), handler)
+        self._load_matches()
         self.server.daemon_threads = True
 
     @property
@@ -202,12 +320,19 @@ class Emulator:
         self.server.serve_forever()
 
     def stop(self) -> None:
-        """Stop serving and close the socket; idempotent."""
+        """Stop serving, close the socket and every open connection (as a process that exits); idempotent."""
         if self._thread is not None:
             self.server.shutdown()
             self._thread.join()
             self._thread = None
         self.server.server_close()
+        with self._lock:
+            connections, self._connections = list(self._connections), set()
+        for connection in connections:
+            try:
+                connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
 
     def __enter__(self) -> Emulator:
         return self.start()
@@ -242,19 +367,12 @@ class Emulator:
         over = rules.is_terminal(state)
         return {
             "state": self.sign({"game": game, "seed": seed, "s": rules.state_to_json(state)}),
-            "observation": {"board": self._board_rows(rules, state), "counters": rules.counters(state),
+            "observation": {"board": self.board.show(rules, state), "counters": rules.counters(state),
                             "toMove": rules.to_move(state), "text": rules.notation(state)},
             "legalActions": [] if over else rules.legal_actions(state),
             "score": rules.score(state) + self.score_offset if over else 0,
             "gameOver": over,
         }
-
-    @staticmethod
-    def _board_rows(rules: Any, state: Any) -> list[str]:
-        """The board as rows of one character per square ("." empty): this emulator's own encoding."""
-        cells = [cell[:1] or "." for cell in local_cells(rules, state)]
-        width = {49: 7, 64: 8}[len(cells)]
-        return ["".join(cells[i:i + width]) for i in range(0, len(cells), width)]
 
     def game_init(self, slug: str, query: dict[str, str]) -> dict[str, Any]:
         game = self._game_spec(slug, query.get("level"))
@@ -303,8 +421,11 @@ class Emulator:
     # ------------------------------------------------------------ seat matches
 
     def create_match(self, seat: str = "red", seed: int = 0, beat_ms: int | None = None,
-                     start_ms: int | None = None) -> dict[str, Any]:
-        """Create a Chinese chess match; the caller plays ``seat``, the stand-in the other."""
+                     start_ms: int | None = None, max_rounds: int | None = None) -> dict[str, Any]:
+        """Create a Chinese chess match; the caller plays ``seat``, the stand-in the other.
+
+        ``max_rounds`` ends the match as a draw after that many moves (short test matches).
+        """
         if seat not in SIDES:
             raise HttpFailure(400, f"seat must be red or black, got {seat!r}")
         rules = load_game("xiangqi")
@@ -312,9 +433,11 @@ class Emulator:
         now = time.monotonic()
         match = SeatMatch(match_id, SIDES.index(seat), int(seed), int(beat_ms or self.beat_ms),
                           now + (self.start_ms if start_ms is None else int(start_ms)) / 1000,
-                          self.opponent, state=rules.initial_state())
+                          self.opponent, state=rules.initial_state(),
+                          max_rounds=None if max_rounds is None else int(max_rounds))
         with self._lock:
             self.matches[match_id] = match
+        self._save(match)
         seats = {side: f"{self.url}/arena/matches/{match_id}/seats/{index}" for index, side in enumerate(SIDES)}
         return {"match": match_id, "url": seats[seat], "seats": seats, "seat": seat}
 
@@ -354,6 +477,7 @@ class Emulator:
                     self._tick(match)
             else:
                 match.pending[index] = [] if command in (None, [], {}) else [command]
+                self._save(match)
             return self._view(match, index)
 
     def _tick(self, match: SeatMatch) -> None:
@@ -379,9 +503,20 @@ class Emulator:
         """The stand-in's move, shown no sooner than ``standin_ms`` into its beat; our beat starts then."""
         from players import load as load_player
         rules = load_game("xiangqi")
-        player = load_player(self.opponent, "xiangqi")
-        player.reset(match.seed * 1000 + round_)
-        action = player.choose(rules, state)
+        try:
+            player = load_player(self.opponent, "xiangqi")
+            player.reset(match.seed * 1000 + round_)
+            action = player.choose(rules, state)
+            if action not in rules.legal_actions(state):
+                raise ValueError(f"the illegal action {action!r}")
+        except Exception as error:  # the stand-in failed: its seat loses, the match does not hang
+            with match.lock:
+                match.thinking = False
+                if match.status == "running" and match.round == round_:
+                    self._finish(match, loser=1 - match.human_seat,
+                                 line=f"error: the stand-in {self.opponent} failed: {type(error).__name__}: {error}")
+                    match.error = f"{type(error).__name__}: {error}"
+            return
         wait = match.beat_started + self.standin_ms / 1000 - time.monotonic()
         if wait > 0:
             time.sleep(wait)
@@ -406,12 +541,63 @@ class Emulator:
             ranks = list(rules.ranks(match.state))
             match.status, match.ranks = "finished", ranks
             match.last_event = match.finish_line = f"{rules.outcome(match.state)[1]}: ranks {ranks}"
+            self._forget_finished()
+        elif match.max_rounds is not None and match.round > match.max_rounds:
+            self._finish(match, loser=None, line=f"draw: the match's {match.max_rounds} rounds are played")
+        self._save(match)
 
-    def _finish(self, match: SeatMatch, loser: int, line: str) -> None:
+    def _finish(self, match: SeatMatch, loser: int | None, line: str) -> None:
         match.status = "finished"
-        match.ranks = [2, 1] if loser == 0 else [1, 2]
+        match.ranks = [1, 1] if loser is None else [2, 1] if loser == 0 else [1, 2]
         match.last_event = match.finish_line = line
         match.pending.clear()
+        self._forget_finished()
+        self._save(match)
+
+    # ------------------------------------------------------- seat matches on disk
+
+    def _save(self, match: SeatMatch) -> None:
+        """Write every match to ``matches_file`` (caller holds ``match.lock``); clock times as wall time."""
+        if self.matches_file is None:
+            return
+        shift = time.time() - time.monotonic()
+        record = {"match_id": match.match_id, "human_seat": match.human_seat, "seed": match.seed,
+                  "beat_ms": match.beat_ms, "start_at": match.start_at + shift, "opponent": match.opponent,
+                  "state": load_game("xiangqi").state_to_json(match.state), "round": match.round,
+                  "beat_started": match.beat_started + shift,
+                  "pending": {str(k): v for k, v in match.pending.items()}, "status": match.status,
+                  "ranks": match.ranks, "last_event": match.last_event, "finish_line": match.finish_line,
+                  "history": match.history, "max_rounds": match.max_rounds, "error": match.error}
+        with self._lock:
+            self._saved = {key: value for key, value in self._saved.items() if key in self.matches}
+            self._saved[match.match_id] = record
+            partial = self.matches_file.with_suffix(self.matches_file.suffix + ".partial")
+            partial.write_text(json.dumps(self._saved))
+            os.replace(partial, self.matches_file)
+
+    def _load_matches(self) -> None:
+        """The matches a previous start of this emulator left in ``matches_file``."""
+        if self.matches_file is None or not self.matches_file.exists():
+            return
+        try:
+            saved = json.loads(self.matches_file.read_text())
+        except (OSError, ValueError) as error:
+            raise InvalidInput(f"cannot read the matches file {self.matches_file}: {error}") from None
+        rules = load_game("xiangqi")
+        shift = time.time() - time.monotonic()
+        for key, record in saved.items():
+            record = dict(record, state=rules.state_from_json(record["state"]),
+                          start_at=record["start_at"] - shift, beat_started=record["beat_started"] - shift,
+                          pending={int(k): v for k, v in record["pending"].items()})
+            self.matches[key] = SeatMatch(**record)
+        self._saved = saved
+
+    def _forget_finished(self) -> None:
+        """Keep at most ``max_finished`` finished matches (the oldest go first)."""
+        with self._lock:
+            finished = [key for key, m in self.matches.items() if m.status == "finished"]
+            for key in finished[:max(0, len(finished) - self.max_finished)]:
+                del self.matches[key]
 
     def _view(self, match: SeatMatch, index: int) -> dict[str, Any]:
         rules = load_game("xiangqi")
@@ -447,7 +633,8 @@ class Emulator:
             "next": None if finished else ({"rel": "act", "method": "POST", "href": href} if acting
                                            else {"rel": "poll", "method": "GET", "href": href}),
             "data": data,
-            "result": {"ranks": match.ranks, "line": match.finish_line} if finished else None,
+            "result": ({"ranks": match.ranks, "line": match.finish_line,
+                        **({"error": match.error} if match.error else {})} if finished else None),
         }
 
 
@@ -461,6 +648,16 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:  # quiet: the emulator keeps its own log
         pass
+
+    def setup(self) -> None:
+        super().setup()
+        with self.emulator._lock:
+            self.emulator._connections.add(self.connection)
+
+    def finish(self) -> None:
+        with self.emulator._lock:
+            self.emulator._connections.discard(self.connection)
+        super().finish()
 
     def do_GET(self) -> None:
         self._handle("GET")
@@ -479,7 +676,7 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             length = int(self.headers.get("content-length") or 0)
             raw = self.rfile.read(length) if length else b""
-            fault = emulator.faults.take(url.path) if not url.path.startswith("/_admin") else None
+            fault = emulator.faults.take(url.path, method) if not url.path.startswith("/_admin") else None
             if fault is not None and self._inject(fault):
                 return
             if raw:
@@ -487,6 +684,10 @@ class _Handler(BaseHTTPRequestHandler):
                     body = json.loads(raw)
                 except ValueError:
                     raise HttpFailure(400, "the body is not JSON") from None
+                if isinstance(body, dict):
+                    self._entry.action = body.get("action", body.get("command"))
+            if fault is not None and fault.kind == "illegal" and method == "POST" and "/seats/" in url.path:
+                raise HttpFailure(422, "injected: command refused")
             if fault is not None and fault.kind == "illegal" and method == "POST":
                 legal = []
                 if isinstance(body, dict) and "state" in body:
@@ -520,12 +721,12 @@ class _Handler(BaseHTTPRequestHandler):
         if method == "POST" and parts == ["arena", "xiangqi", "matches"]:
             body = body if isinstance(body, dict) else {}
             return emulator.create_match(str(body.get("seat", "red")), int(body.get("seed", 0)),
-                                         body.get("beatMs"), body.get("startMs"))
+                                         body.get("beatMs"), body.get("startMs"), body.get("maxRounds"))
         if len(parts) == 5 and parts[:2] == ["arena", "matches"] and parts[3] == "seats":
             if method == "GET":
                 return emulator.seat_view(parts[2], parts[4])
             return emulator.seat_command(parts[2], parts[4], body)
-        if method == "POST" and parts == ["_admin", "faults"]:
+        if method == "POST" and parts == ["_admin", "faults"] and emulator.fault_route:
             for fault in (body or {}).get("faults", []):
                 emulator.faults.add(**fault)
             return {"ok": True, "pending": emulator.faults.pending()}
@@ -536,8 +737,9 @@ class _Handler(BaseHTTPRequestHandler):
         if fault.kind == "429":
             headers = {"Retry-After": f"{fault.retry_after:g}"} if fault.retry_after is not None else {}
             self._send(429, {"ok": False, "error": "rate limited"}, headers)
-        elif fault.kind == "500":
-            self._send(500, {"ok": False, "error": "injected server error"})
+        elif fault.kind in ("500", "503"):  # as a proxy in front of a real server answers: HTML
+            self._send_raw(int(fault.kind), b"<html><body><h1>Service unavailable</h1></body></html>",
+                           "text/html")
         elif fault.kind == "drop":
             self.close_connection = True
             self.connection.shutdown(2)
@@ -563,6 +765,7 @@ class _Handler(BaseHTTPRequestHandler):
         return True
 
     def _send(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
+        self._entry.refused = status == 422 or (status == 200 and isinstance(body, dict) and body.get("ok") is False)
         self._send_raw(status, json.dumps(body, ensure_ascii=False).encode(), "application/json", headers)
 
     def _send_raw(self, status: int, data: bytes, content_type: str,

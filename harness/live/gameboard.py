@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
 
-from harness.errors import InvalidInput, ProtocolError
-from harness.live.http import HttpClient
+from harness.errors import ProtocolError
+from harness.live.http import HttpClient, check_url
 
 DEFAULT_BASE_URL = "https://gameboard.gg"
 
@@ -103,8 +103,7 @@ class GameboardClient:
     illegal_replies: int = field(default=0)
 
     def __post_init__(self) -> None:
-        if not self.base_url.startswith(("http://", "https://")):
-            raise InvalidInput(f"base URL must start with http:// or https://, got {self.base_url!r}")
+        check_url(self.base_url, "the base URL")
         self.base_url = self.base_url.rstrip("/")
 
     @property

@@ -8,7 +8,8 @@ It waits for the client-side rate limiter, sends, and classifies the answer:
   ``Retry-After`` header (seconds or an HTTP date), under a total time bound.
 - timeouts, dropped connections, connection refused: retried the same way
   (the Gameboard API is stateless and seeded, so resending the same
-  ``{state, action}`` is safe).
+  ``{state, action}`` is safe). Each retry is announced in one line
+  (``notify``, stderr by default): the reason, the attempt, the next wait.
 - a body that is not a JSON object (garbage, truncated): retried a bounded
   number of times, then :class:`~harness.errors.ProtocolError`.
 - any other 4xx: final, never retried: :class:`~harness.errors.ProtocolError`.
@@ -25,10 +26,12 @@ from __future__ import annotations
 import email.utils
 import json
 import random
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Callable, Protocol
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -39,6 +42,23 @@ USER_AGENT = f"boardgame-harness/{__version__} (+automated board-game bot; pytho
 
 #: Default client-side rate: well under one request per second per game.
 DEFAULT_RATE = 0.5
+
+
+def check_url(url: str, what: str = "URL") -> str:
+    """``url`` if it is an http(s) address; refused at once otherwise (no retry could help).
+
+    Raises:
+        InvalidInput: the URL has no ``http://`` or ``https://`` scheme.
+    """
+    if not isinstance(url, str) or not url.startswith(("http://", "https://")) or len(url.split("://", 1)[1]) == 0:
+        raise InvalidInput(f"{what} must start with http:// or https://, got {url!r} "
+                           f"(e.g. http://127.0.0.1:8765)")
+    return url
+
+
+def announce(line: str) -> None:
+    """The default retry notice: one line on stderr."""
+    print(f"harness: {line}", file=sys.stderr, flush=True)
 
 
 class Limiter(Protocol):
@@ -131,12 +151,14 @@ class HttpClient:
             local :class:`RateLimiter` at :data:`DEFAULT_RATE`.
         policy: retry and timeout bounds.
         rng: jitter source (injected so tests are repeatable).
+        notify: receives one line per retry: the reason, the attempt and the next wait.
     """
 
     limiter: Limiter | None = None
     policy: RetryPolicy = field(default_factory=RetryPolicy)
     rng: random.Random = field(default_factory=lambda: random.Random(0))
     stats: RequestStats = field(default_factory=RequestStats)
+    notify: Callable[[str], None] = announce
 
     def __post_init__(self) -> None:
         if self.limiter is None:
@@ -245,6 +267,8 @@ class HttpClient:
                     f"{policy.total_s:g}s; last: {reason}") from failure
             self.stats.retries += 1
             self.stats.waited_s += delay
+            self.notify(f"{method} {urlsplit(url).path}: {reason}; attempt {attempt} failed, "
+                        f"retrying in {delay:.1f}s")
             time.sleep(delay)
 
 

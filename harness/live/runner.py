@@ -24,8 +24,8 @@ from typing import Any, Callable, Iterator
 from harness.errors import HarnessError, InvalidInput, LiveError
 from harness.games import load as load_game
 from harness.live.gameboard import DEFAULT_BASE_URL
-from harness.live.http import DEFAULT_RATE, RateLimiter, RetryPolicy
-from harness.live.seat import MATCHES_PATH, SeatConfig, create_match, play_seat
+from harness.live.http import DEFAULT_RATE, RateLimiter, RetryPolicy, check_url
+from harness.live.seat import MATCHES_PATH, SeatConfig, create_match, play_seat, seat_key
 from harness.live.session import Checkpoint, LiveGameConfig, play_live_game, slug_of
 from harness.match import MatchResult
 
@@ -69,6 +69,11 @@ class GameOutcome:
     error: str | None = None
     status: str = "running"
 
+    @property
+    def resumable(self) -> bool:
+        """Interrupted, and not because the server refused our state (resuming cannot help then)."""
+        return self.status == "interrupted" and not (self.error or "").startswith("StateRefused")
+
 
 @dataclass
 class LiveSummary:
@@ -99,16 +104,15 @@ class _Recorder:
         self.db, self.run_id, self.summary, self.progress = db, run_id, summary, progress
 
     def __call__(self, checkpoint: Checkpoint) -> None:
+        # a finished game's last checkpoint and its match row: one transaction
         game_id = self.db.save_live_game(
             self.run_id, checkpoint.key, checkpoint.game, checkpoint.seed, checkpoint.player,
             checkpoint.server_state, checkpoint.actions, checkpoint.status, error=checkpoint.error,
-            server_score=checkpoint.server_score)
+            server_score=checkpoint.server_score, result=checkpoint.result)
         outcome = self.summary.games.setdefault(checkpoint.key, GameOutcome(checkpoint.key, checkpoint.seed))
         outcome.live_game_id, outcome.status, outcome.error = game_id, checkpoint.status, checkpoint.error
         if checkpoint.result is not None:
-            result = replace(checkpoint.result, extra={**checkpoint.result.extra, "live_game_id": game_id})
-            self.db.record(self.run_id, result)
-            outcome.result = result
+            outcome.result = replace(checkpoint.result, extra={**checkpoint.result.extra, "live_game_id": game_id})
         if self.progress is not None:
             self.progress(checkpoint)
 
@@ -127,6 +131,7 @@ def run_live(db: Any, config: LiveRunConfig, progress: Progress | None = None) -
     Raises:
         InvalidInput: a game that is not a Gameboard game, a bad rate or worker count.
     """
+    check_url(config.base_url, "--base-url")
     if config.games < 1:
         raise InvalidInput(f"--games must be at least 1, got {config.games}")
     if config.workers < 1:
@@ -232,13 +237,20 @@ def resume_live(db: Any, game_id: int, base_url: str | None = None, rate: float 
         game_id: the live game's id (shown by ``harness live`` for interrupted games).
         base_url: another server address (the stored one by default).
 
+    A game whose last checkpoint says it finished but whose match row is
+    missing (a crash between the two, before they shared one transaction) is
+    replayed from its transcript, without a request, and recorded.
+
     Raises:
-        InvalidInput: no such live game, or it has already finished.
+        InvalidInput: no such live game, or it has already finished and been recorded.
     """
+    if base_url is not None:
+        check_url(base_url, "--base-url")
     stored = db.live_game(game_id)
     if stored is None:
         raise InvalidInput(f"no live game with id {game_id}")
-    if stored.status in ("done", "failed"):
+    unrecorded = stored.status == "done" and stored.key not in db.recorded_keys(stored.run_id)
+    if stored.status in ("done", "failed") and not unrecorded:
         raise InvalidInput(f"live game {game_id} has already ended (status {stored.status}); "
                            f"only interrupted or running games can be resumed")
     transcript = (stored.server_state or {}).get("transcript")
@@ -276,30 +288,84 @@ def resume_live(db: Any, game_id: int, base_url: str | None = None, rate: float 
 
 
 
-def run_arena(db: Any, config: SeatConfig, seat: str = "red") -> tuple[int, MatchResult]:
+def run_arena(db: Any, config: SeatConfig, seat: str = "red",
+              match_options: dict[str, Any] | None = None) -> tuple[int, MatchResult]:
     """Play one seat of a Chinese chess match and record it as a live run.
 
     ``config.url`` is the seat's URL; an emulator's match-creation URL
-    (ending in ``/arena/xiangqi/matches``) creates a match for ``seat`` first.
+    (ending in ``/arena/xiangqi/matches``) creates a match for ``seat`` first
+    (with ``match_options`` such as ``{"beatMs": 2000}``). The seat is stored
+    as a live game, checkpointed after every command, so ``resume_arena``
+    can rejoin the match after a crash.
 
     Returns:
         The run id and the result (outcome from ``result.ranks``; the local
         engine's view beside it in ``extra``).
+
+    Raises:
+        InvalidInput: a URL without http:// or https://, an unknown player.
     """
     from players import load as load_player
+    check_url(config.url, "--url")
     player = load_player(db.resolve_spec(config.player), "xiangqi").spec
     config = replace(config, player=player)
     if config.url.rstrip("/").endswith(MATCHES_PATH):
-        config = replace(config, url=create_match(config.url, seat, config.seed, config.policy))
-    run_id = db.start_run("live", "xiangqi", {"player": player, "url": config.url, "source": "live"})
+        config = replace(config, url=create_match(config.url, seat, config.seed, config.policy, match_options))
+    run_id = db.start_run("live", "xiangqi", {"player": player, "url": config.url, "seed": config.seed,
+                                              "rate": config.rate, "source": "live"})
+    return run_id, _play_arena(db, run_id, config, [], [])
+
+
+def resume_arena(db: Any, game_id: int, rate: float | None = None) -> tuple[int, MatchResult]:
+    """Rejoin the match of a stored seat (``harness arena --resume GAME_ID``) and play it to its end.
+
+    The tracker starts from the plies stored with the last checkpoint; the
+    match goes on from the server's current view.
+
+    Raises:
+        InvalidInput: no such seat, or its match has already been recorded.
+    """
+    stored = db.live_game(game_id)
+    if stored is None or not stored.key.startswith("arena-"):
+        raise InvalidInput(f"no arena seat with live game id {game_id}")
+    if stored.status == "done" and stored.key in db.recorded_keys(stored.run_id):
+        raise InvalidInput(f"the match of arena seat {game_id} has already ended and is recorded")
+    saved = stored.server_state or {}
+    config = SeatConfig(url=saved["url"], player=stored.player, seed=stored.seed,
+                        rate=rate if rate is not None else saved.get("rate", 2.0))
+    db.set_run_status(stored.run_id, "running")
+    return stored.run_id, _play_arena(db, stored.run_id, config, list(saved.get("plies", [])),
+                                      list(stored.actions))
+
+
+def _play_arena(db: Any, run_id: int, config: SeatConfig, plies: list[Any], sent: list[Any]) -> MatchResult:
+    key = seat_key(config.url)
+    state = {"url": config.url, "rate": config.rate, "plies": plies}
+
+    def save(status: str, error: str | None = None, result: MatchResult | None = None) -> int:
+        return db.save_live_game(run_id, key, "xiangqi", config.seed, config.player, dict(state), list(sent), status,
+                          error=error, server_score=None if result is None else result.server_score,
+                          result=result)
+
+    def checkpoint(event: dict[str, Any]) -> None:
+        sent.append(event["command"])
+        state["plies"] = event["plies"]
+        save("running")
+
+    save("running")
     try:
-        result = play_seat(config)
+        result = play_seat(config, checkpoint, start_actions=plies)
+    except LiveError as error:
+        error.live_game_id = save("interrupted", error=f"{type(error).__name__}: {error}")  # for the rejoin hint
+        db.set_run_status(run_id, "interrupted")
+        raise
     except BaseException:
         db.set_run_status(run_id, "interrupted")
         raise
-    db.record(run_id, result)
+    result = replace(result, extra={**result.extra, "sent": list(sent)})
+    save("done", result=result)  # the last checkpoint and the match row: one transaction
     db.set_run_status(run_id, "done")
-    return run_id, result
+    return result
 
 
 @contextmanager
@@ -350,8 +416,11 @@ def print_summary(summary: LiveSummary) -> None:
         console.print(f"{len(results)} recorded, mean score {mean:.2f}, "
                       f"{len(summary.mismatches)} server/local score mismatch(es)")
     for game in summary.interrupted:
-        console.print(f"game {game.live_game_id} (seed {game.seed}) interrupted: {game.error}; "
-                      f"continue it with: harness live --resume {game.live_game_id}")
+        if game.resumable:
+            console.print(f"game {game.live_game_id} (seed {game.seed}) interrupted: {game.error}; "
+                          f"continue it with: harness live --resume {game.live_game_id}")
+        else:
+            console.print(f"game {game.live_game_id} (seed {game.seed}) interrupted for good: {game.error}")
     for game in summary.games.values():
         if game.status == "failed":
             console.print(f"game {game.live_game_id} (seed {game.seed}) stopped: {game.error}")

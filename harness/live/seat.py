@@ -13,22 +13,33 @@ missing ones have defaults, so a real server's details may differ.
 The game is shadow-tracked with the local engine (:mod:`harness.live.tracking`):
 every listed ``data.legal`` must be exactly the legal moves of a tracked
 position, and the summary's board, which the text makes unambiguous, is a
-strict extra filter. Moves are chosen within the clock: the player gets a
-time limit well inside ``remainMs`` (a fraction of it less a safety margin).
+strict extra filter (a mismatch is a warning; the game goes on).
+
+Moves never miss the clock: the command must leave by the *deadline*, the
+beat's end (``remainMs`` from when the view arrived) less the slowest
+measured round trip and a safety margin. The player runs in a thread with a
+time limit of a share of that; a deepening search stops there with its best
+move so far. Meanwhile a 1-ply fallback is found; if the player has not
+answered by the deadline (a slow player, a loaded machine) the fallback is
+sent, and counted (``fallback_moves``).
 """
 
 from __future__ import annotations
 
+import hashlib
+import random
+import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
-from harness.errors import ProtocolError, TrackingError
+from harness.errors import ProtocolError
 from harness.games import Action, Rules, load as load_game
 from harness.live.board import SIDES, fen_board
-from harness.live.http import HttpClient, RateLimiter, RefusedRequest, RetryPolicy
-from harness.live.tracking import Tracker, choose_over_candidates
-from harness.match import MatchResult
+from harness.live.http import HttpClient, RateLimiter, RefusedRequest, RetryPolicy, check_url
+from harness.live.session import ambiguity_counters
+from harness.live.tracking import Candidate, Tracker, action_key, choose_over_candidates
+from harness.match import MatchResult, build_result
 from players import Limits, load as load_player
 
 FINISHED = ("finished", "done", "over", "ended", "closed")
@@ -44,8 +55,8 @@ class SeatConfig:
         seed: seeds the player's tie-breaking.
         rate: requests per second at most (the server's ``pollAfterMs`` hints
             come on top).
-        clock_fraction: the share of ``remainMs`` a move may use.
-        safety_s: subtracted from that share for the network round trip.
+        clock_fraction: the share of the time to the deadline given to the player as its limit.
+        safety_s: the margin kept before the beat's end, beyond the measured round trip.
         max_wait_s: give up with a ProtocolError when the match shows no
             progress for this long.
         policy: retry bounds; the backoff is short because the clock runs.
@@ -87,19 +98,97 @@ def board_filter(rules: Rules, board: Any) -> Callable[[Any], bool] | None:
     return fits
 
 
-class SeatGame:
-    """One seat of one match, played to the end."""
+def fallback_move(rules: Rules, state: Any, legal: list[Action], deadline: float,
+                  found: Callable[[Action], None] | None = None) -> Action:
+    """The best move of a 1-ply search (material, decided games first) found by ``deadline``.
 
-    def __init__(self, config: SeatConfig, sink: Callable[[dict[str, Any]], None] | None = None) -> None:
+    ``found`` hears of every improvement as it is found; the first legal move
+    is the answer when even that search does not get started in time.
+    """
+    from players.features import module as features_module
+    from players.greedy import terminal_value
+    best, best_value = legal[0], float("-inf")
+    if state is None or rules.is_terminal(state):
+        return best
+    side = rules.to_move(state)
+    material = features_module(rules.name).material
+    for action in sorted(legal, key=rules.action_sort_key):
+        if time.monotonic() >= deadline:
+            break
+        try:
+            child = rules.apply(state, action)
+        except ValueError:
+            continue
+        value = terminal_value(rules, child, side) if rules.is_terminal(child) else float(material(rules, child, side))
+        if value > best_value:
+            best, best_value = action, value
+            if found is not None:
+                found(action)
+    return best
+
+
+class _Thinking:
+    """One call running in its own thread, so the clock never waits for it; ``best`` is its answer so far."""
+
+    def __init__(self, work: Callable[[Callable[[Action], None]], Action], name: str) -> None:
+        self.best: Action | None = None
+        self.action: Action | None = None
+        self.error: BaseException | None = None
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._run, args=(work,), name=name, daemon=True)
+        self.thread.start()
+
+    def _found(self, action: Action) -> None:
+        self.best = action
+
+    def _run(self, work: Callable[[Callable[[Action], None]], Action]) -> None:
+        try:
+            self.action = self.best = work(self._found)
+        except BaseException as error:  # reported to the seat, which sends its fallback instead
+            self.error = error
+        finally:
+            self.done.set()
+
+
+def warm_up() -> None:
+    """Load the engine and the fallback's evaluation once, before any clock runs (a first call may compile)."""
+    rules = load_game("xiangqi")
+    start = rules.initial_state()
+    fallback_move(rules, start, rules.legal_actions(start), float("inf"))
+
+
+class SeatGame:
+    """One seat of one match, played to the end within every beat's clock.
+
+    Args:
+        config: the seat.
+        sink: receives an event after every command sent (round, command, the plies tracked).
+        player: a player object instead of ``config.player``'s spec (tests use slow ones).
+        start_actions: the plies of both seats already played (a rejoined match).
+    """
+
+    def __init__(self, config: SeatConfig, sink: Callable[[dict[str, Any]], None] | None = None,
+                 player: Any = None, start_actions: list[Action] | tuple = ()) -> None:
+        check_url(config.url, "the seat URL")
+        warm_up()  # before the first view: no clock runs yet
         self.config = config
         self.http = HttpClient(limiter=RateLimiter(config.rate), policy=config.policy)
         self.sink = sink or (lambda event: None)
         self.rules: Rules | None = None
         self.tracker: Tracker | None = None
-        self.player = None
+        self.player = player if player is not None else load_player(config.player, "xiangqi")
+        self.start_actions = list(start_actions)
         self.view: dict[str, Any] = {}
+        self.received = time.monotonic()
         self.observed_round: Any = None
         self.sent: list[Action] = []
+        self.last_plies: list[Action] = []
+        self.refused: dict[Any, set[str]] = {}
+        self.round_trips: list[float] = []
+        self.fallbacks = 0
+        self.player_errors: list[str] = []
+        self.thinking: _Thinking | None = None
+        self.ambiguous: dict[str, int] = {}
         self.player_s = 0.0
         self.started = time.perf_counter()
 
@@ -124,15 +213,22 @@ class SeatGame:
                     self._sleep()
                     self._fetch()
             return self._result()
-        except TrackingError as error:
-            return self._result(error)
         finally:
             self.http.close()
 
     # ---------------------------------------------------------------- reading
 
+    def _request(self, method: str, url: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+        """One request; its round trip is measured (retries excluded) for the clock budget."""
+        started = time.monotonic()
+        retries = self.http.stats.retries
+        reply = self.http.request(method, url, body=body)
+        if self.http.stats.retries == retries:
+            self.round_trips = (self.round_trips + [time.monotonic() - started])[-8:]
+        return reply
+
     def _fetch(self) -> None:
-        self.view = self.http.get(self.config.url)
+        self.view = self._request("GET", self.config.url)
         self.received = time.monotonic()
         self._ensure_rules()
 
@@ -147,8 +243,12 @@ class SeatGame:
         if side is None:
             return  # not said yet (a start countdown may omit it): read it on a later view
         self.rules = load_game("xiangqi", seat=side)
-        self.tracker = Tracker(self.rules)
-        self.player = load_player(self.config.player, "xiangqi")
+        start = self.rules.initial_state()
+        for action in self.start_actions:
+            start = self.rules.apply(start, action)
+        self.tracker = Tracker(self.rules, start=start, rng=random.Random(f"seat:{self.config.seed}"))
+        self.tracker.candidates = [replace(c, actions=tuple(self.start_actions) + c.actions)
+                                   for c in self.tracker.candidates]
         self.player.reset(self.config.seed)
 
     def _finished(self) -> bool:
@@ -165,6 +265,15 @@ class SeatGame:
         seconds = float(poll) / 1000 if isinstance(poll, (int, float)) and poll >= 0 else 1.0
         time.sleep(min(max(seconds, 0.02), 10.0))
 
+    @property
+    def round_trip_s(self) -> float:
+        """The round trip to allow for: the slowest of the last few measured."""
+        return max(self.round_trips, default=0.1)
+
+    def deadline(self) -> float:
+        """When the command must leave: the beat's end less the round trip and the safety margin."""
+        return self.received + self._remain_s() - self.round_trip_s - self.config.safety_s
+
     # ----------------------------------------------------------------- acting
 
     def _act(self) -> bool:
@@ -179,32 +288,50 @@ class SeatGame:
         if isinstance(legal, list) and not legal:
             return False  # "an empty data.legal means it is not your turn"
         round_ = data.get("round")
+        if round_ != self.observed_round:
+            self._observe(legal if isinstance(legal, list) else None)
         if isinstance(legal, list):
-            if round_ != self.observed_round:
-                self._observe(legal)
-            local = self._choose()
+            refused = self.refused.get(round_, set())
+            allowed = [item for item in legal if action_key(item, self.tracker.fields) not in refused]
+            if not allowed:
+                raise ProtocolError(f"the server refused every move it listed in round {round_!r}")
+            local = self._local(self._choose(allowed))
             command = self.tracker.matching_server_action(local, legal)
         else:  # no data.legal: our own move in the same shape, checked by the board alone
             example = _get(data, "schema", "example")
-            if round_ != self.observed_round:
-                self._observe(None)
-            local = self._choose() if self._our_turn_locally() else None
+            local = self._choose(None) if self._our_turn_locally() else None
             command = local if local is not None else example
             if command is None:
                 raise ProtocolError("the view asks to act but has neither data.legal nor data.schema.example")
         try:
-            reply = self.http.post(self._act_url(), {"command": command, "round": round_})
+            reply = self._request("POST", self._act_url(), {"command": command, "round": round_})
         except RefusedRequest as refusal:
-            if refusal.status == 409:  # the beat moved on (a retried POST, a missed clock): look again
+            if refusal.status == 422:  # the move was refused: never sent again this round
+                self.refused.setdefault(round_, set()).add(action_key(command, self.tracker.fields))
+            if refusal.status in (409, 422):  # the beat moved on, or the move was refused: look again
                 self._fetch()
                 return True
             raise
         self.sent.append(command)
+        condition = self.tracker.condition
+        if condition is not None:
+            self.ambiguous[condition] = self.ambiguous.get(condition, 0) + 1
+        best = self.tracker.best
+        plies = [] if best is None else list(best.actions) + ([local] if local is not None else [])
         if local is not None:
-            self.tracker.play(local, server_state=reply)
-        self.sink({"round": round_, "command": command})
+            self.tracker.play(local)
+        self.last_plies = plies
+        self.sink({"round": round_, "command": command, "plies": plies})  # both seats' plies, ours last
         self.view, self.received = reply, time.monotonic()
         return True
+
+    def _local(self, action: Action) -> Action:
+        """The tracked position's own form of an action (a fallback may pick the server's item)."""
+        best, fields = self.tracker.best, self.tracker.fields
+        if best is None or self.rules.is_terminal(best.state):
+            return action
+        key = action_key(action, fields)
+        return next((a for a in self.rules.legal_actions(best.state) if action_key(a, fields) == key), action)
 
     def _act_url(self) -> str:
         href = _get(self.view, "next", "href")
@@ -212,30 +339,64 @@ class SeatGame:
 
     def _observe(self, legal: list[Any] | None) -> None:
         board = _get(self.view, "data", "summary", "board")
-        self.tracker.observe(legal, False, extra=board_filter(self.rules, board), strict=True,
-                             server_state=self.view)
+        self.tracker.observe(legal, False, extra=board_filter(self.rules, board), strict=True)
         self.observed_round = _get(self.view, "data", "round")
 
     def _our_turn_locally(self) -> bool:
-        state = self.tracker.best.state
-        return not self.rules.is_terminal(state) and self.rules.to_move(state) == self.rules.user_side
+        best = self.tracker.best
+        return best is not None and not self.rules.is_terminal(best.state) \
+            and self.rules.to_move(best.state) == self.rules.user_side
 
-    def _choose(self) -> Action:
-        budget = self._remain_s() * self.config.clock_fraction - self.config.safety_s
-        budget -= time.monotonic() - self.received
-        limits = Limits(time=max(0.01, budget))
+    def _choose(self, listed: list[Any] | None) -> Action:
+        """The player's move by the deadline, else the fallback: never later than the clock allows.
+
+        The player gets ``clock_fraction`` of the time left as its own limit
+        (a deepening search stops there with its best move so far); it runs
+        in a thread while a 1-ply fallback is found, and whatever it has not
+        answered by :meth:`deadline` is not waited for.
+        """
+        deadline = self.deadline()
+        budget = max(0.01, deadline - time.monotonic())
+        limits = Limits(time=max(0.01, budget * self.config.clock_fraction))
         own = self.player.limits().time
         if own is not None:
             limits = Limits(time=min(own, limits.time))
+        candidates = list(self.tracker.candidates)
+        best = self.tracker.best
+        known = listed if listed is not None else \
+            (self.rules.legal_actions(best.state) if self._our_turn_locally() else [])
+        rules, player, rng, fields = self.rules, self.player, self.tracker.rng, self.tracker.fields
         started = time.perf_counter()
-        try:
-            return choose_over_candidates(self.player, self.rules, self.tracker.candidates, limits)
-        finally:
-            self.player_s += time.perf_counter() - started
+        busy = self.thinking is not None and not self.thinking.done.is_set()
+        if busy:  # still on an earlier move: its answer is for another position
+            self.player_errors.append("the player was still busy with an earlier move")
+        else:
+            self.thinking = _Thinking(lambda found: choose_over_candidates(
+                player, rules, candidates, limits, allowed=listed or None, rng=rng, fields=fields), "seat-player")
+        state = best.state if best else None
+        fallback = _Thinking(lambda found: fallback_move(rules, state, known, deadline, found), "seat-fallback") \
+            if known else None
+        action = None
+        if busy:
+            if fallback is not None:
+                fallback.done.wait(max(0.0, deadline - time.monotonic()))
+        else:
+            self.thinking.done.wait(max(0.0, deadline - time.monotonic()))
+            if self.thinking.done.is_set():
+                action = self.thinking.action
+                if self.thinking.error is not None:
+                    self.player_errors.append(f"{type(self.thinking.error).__name__}: {self.thinking.error}")
+        self.player_s += time.perf_counter() - started
+        if action is None:
+            self.fallbacks += 1
+            if not known:
+                raise ProtocolError("no move is known to send: the player did not answer and nothing is listed")
+            action = fallback.best if fallback is not None and fallback.best is not None else known[0]
+        return action
 
     # ----------------------------------------------------------------- ending
 
-    def _result(self, error: TrackingError | None = None) -> MatchResult:
+    def _result(self) -> MatchResult:
         rules = self.rules or load_game("xiangqi")
         ranks = _get(self.view, "result", "ranks")
         seat = rules.user_side
@@ -245,54 +406,64 @@ class SeatGame:
             server_outcome = "draw" if ours == theirs == 1 else "win" if ours == 1 else "loss"
             server_score = 1.0 if ours == 1 else 0.0  # the local score's reading: rank 1 scores 1
         local_state, local_outcome, actions = None, None, []
-        if self.tracker is not None and error is None:
+        if self.tracker is not None and self.tracker.candidates:
             board = board_filter(rules, _get(self.view, "data", "summary", "board"))
             terminal = [c for c in self.tracker.candidates if rules.is_terminal(c.state)]
             pool = terminal or self.tracker.candidates
-            fitting = [c for c in pool if board is None or board(c.state)] or pool
-            final = fitting[0]
+            if self.last_plies:  # a match ended by the server right after our move: no reply to guess
+                ours = rules.initial_state()
+                for ply in self.last_plies:
+                    ours = rules.apply(ours, ply)
+                pool = pool + [Candidate(ours, tuple(self.last_plies))]
+            final = ([c for c in pool if board is None or board(c.state)] or pool)[0]
             local_state, actions = final.state, list(final.actions)
             local_outcome = rules.outcome(final.state)
-        elif self.tracker is not None:
-            local_state, actions = self.tracker.best.state, list(self.tracker.best.actions)
         outcome = server_outcome or (local_outcome[0] if local_outcome else "loss")
-        if error is not None:
-            reason = "tracking_error"
-        elif local_outcome is not None:
+        if local_outcome is not None:
             reason = local_outcome[1]
         else:
             reason = str(_get(self.view, "data", "summary", "lastEvent", default="server_finish"))
-        return MatchResult(
-            game=rules.spec, player=self.player.spec if self.player else self.config.player,
-            opponent="platform", seed=self.config.seed, outcome=outcome, reason=reason,
-            score=rules.score(local_state) if local_state is not None and local_outcome else 0.0,
-            counters=rules.counters(local_state) if local_state is not None else {},
-            actions=actions, plies=len(actions), duration_s=time.perf_counter() - self.started,
-            player_s=self.player_s, opponent_s=0.0, key=f"arena-{self.config.url}", source="live",
-            server_score=server_score, error=None if error is None else str(error),
+        score = rules.score(local_state) if local_state is not None and local_outcome else \
+            (server_score if server_score is not None else 0.0)
+        return build_result(
+            rules, local_state, player=self.player.spec if self.player else self.config.player,
+            opponent="platform", seed=self.config.seed, actions=actions, outcome=(outcome, reason),
+            started=self.started, player_s=self.player_s, opponent_s=0.0, key=seat_key(self.config.url),
+            score=score, counters={**ambiguity_counters(self.ambiguous), "fallback_moves": self.fallbacks},
+            source="live", server_score=server_score, error=_get(self.view, "result", "error"),
             extra={"url": self.config.url, "ranks": ranks, "local_outcome": local_outcome,
                    "outcome_mismatch": bool(local_outcome and server_outcome
                                             and local_outcome[0] != server_outcome),
-                   "sent": self.sent, "requests": self.http.stats.to_dict()})
+                   "sent": self.sent, "fallback_moves": self.fallbacks, "player_errors": self.player_errors,
+                   "round_trip_s": self.round_trip_s, "tracking_warnings": dict(self.tracker.warnings)
+                   if self.tracker else {}, "requests": self.http.stats.to_dict()})
 
 
-def play_seat(config: SeatConfig, sink: Callable[[dict[str, Any]], None] | None = None) -> MatchResult:
+def seat_key(url: str) -> str:
+    """The match key of a seat: a short hash of its URL, which names it (and may be long)."""
+    return "arena-" + hashlib.sha256(url.encode()).hexdigest()[:24]
+
+
+def play_seat(config: SeatConfig, sink: Callable[[dict[str, Any]], None] | None = None,
+              player: Any = None, start_actions: list[Action] | tuple = ()) -> MatchResult:
     """Play one seat of a Chinese chess match to its end; see :class:`SeatGame`."""
-    return SeatGame(config, sink).run()
+    return SeatGame(config, sink, player, start_actions).run()
 
 
 #: The emulator's match-creation path (the real platform's is not published).
 MATCHES_PATH = "/arena/xiangqi/matches"
 
 
-def create_match(url: str, seat: str = "red", seed: int = 0, policy: RetryPolicy | None = None) -> str:
+def create_match(url: str, seat: str = "red", seed: int = 0, policy: RetryPolicy | None = None,
+                 options: dict[str, Any] | None = None) -> str:
     """Create a match on the emulator (``POST .../arena/xiangqi/matches``) and return our seat's URL.
 
     Raises:
         ProtocolError: the reply names no seat URL.
     """
+    check_url(url, "--url")
     with HttpClient(limiter=RateLimiter(10.0), policy=policy or RetryPolicy(total_s=30.0)) as http:
-        reply = http.post(url, {"seat": seat, "seed": seed})
+        reply = http.post(url, {"seat": seat, "seed": seed, **(options or {})})
     seat_url = reply.get("url")
     if not isinstance(seat_url, str):
         raise ProtocolError(f"POST {url}: the reply names no seat url (keys: {', '.join(sorted(reply))})")

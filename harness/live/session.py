@@ -1,39 +1,52 @@
 """One live Gameboard game: the loop, the checkpoints it streams, and resuming it.
 
-A live game is driven by the server's replies only: the local position comes
-from :class:`~harness.live.tracking.Tracker`, never from the unpublished
-observation format. After every step a :class:`Checkpoint` is handed to a
-``sink`` (the driver stores it with ``db.save_live_game``; a Ray worker puts it
-on the pool's channel for the driver to store). A checkpoint holds the whole
-transcript (the init reply, then every action sent with the server's reply),
-so a game interrupted by a crash or a network failure resumes from the last
-stored server state: the tracker is rebuilt by replaying the transcript
-locally, without a request.
+A live game is driven by the server's replies: the local position comes from
+:class:`~harness.live.tracking.Tracker`, which checks every reply against the
+local engine and learns how the observation shows the board. After every step
+a :class:`Checkpoint` is handed to a ``sink`` (the driver stores it with
+``db.save_live_game``; a Ray worker puts it on the pool's channel for the
+driver to store). A checkpoint holds the whole transcript (the init reply,
+then every action sent with the server's reply), so a game interrupted by a
+crash or a network failure resumes from the last stored server state: the
+tracker is rebuilt by replaying the transcript locally, without a request.
 
-Failures: a :class:`~harness.errors.TrackingError` stops the game for good
-(status ``failed``, recorded with its error); a transport or protocol error
-leaves it ``interrupted`` and resumable.
+A game is never stopped for ambiguity: while the tracker is unsure the player
+votes over the kept positions among the server's legal actions, and the moves
+so played are counted by reason in the result's counters (``ambiguous_moves``,
+``ambiguous_<reason>``). Failures: a transport or protocol error leaves the
+game ``interrupted`` and resumable; a server that refuses the state we send
+(as one restarted with another signing key does) leaves it ``interrupted``
+with a :class:`~harness.live.environment.StateRefused` reason, not resumable.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import random
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from harness.errors import InvalidInput, LiveError, ProtocolError, TrackingError
+from harness.envs import Observation
+from harness.errors import IllegalAction, InvalidInput, LiveError, ProtocolError
 from harness.games import Action, Rules, load as load_game
+from harness.live.environment import GameboardEnv
 from harness.live.gameboard import DEFAULT_BASE_URL, SLUGS, GameboardClient, ServerReply
 from harness.live.http import DEFAULT_RATE, HttpClient, Limiter, RateLimiter, RetryPolicy
-from harness.live.observation import observation_filters
-from harness.live.tracking import Tracker, action_key, choose_over_candidates
-from harness.match import MatchResult
+from harness.live.tracking import CONDITIONS, Tracker, choose_over_candidates
+from harness.match import MatchResult, build_result
 from players import Limits, load as load_player
 
-#: Rejected actions in a row after which a game stops (the server keeps refusing).
+#: Refused actions in a row after which a game stops when the server lists no actions to try.
 MAX_ILLEGAL_IN_A_ROW = 5
+
+
+def ambiguity_counters(moves: dict[str, int]) -> dict[str, int]:
+    """The counters of moves played without one sure position: in all, and by reason."""
+    return {"ambiguous_moves": sum(moves.values()),
+            **{f"ambiguous_{reason}": moves.get(reason, 0) for reason in CONDITIONS}}
 
 
 @dataclass(frozen=True)
@@ -100,30 +113,42 @@ def slug_of(rules: Rules) -> str:
 
 
 class LiveGame:
-    """One live game in progress: client, tracker, transcript.
+    """One live game in progress: a :class:`~harness.live.environment.GameboardEnv` and its player.
 
     Args:
         config: the game.
         sink: receives a checkpoint after every step.
         limiter: shared rate limiter (the pool's), else a local one at ``config.rate``.
         transcript: a stored transcript to resume from.
+        notify: receives one line per retry of a request (stderr by default).
     """
 
     def __init__(self, config: LiveGameConfig, sink: Sink | None = None, limiter: Limiter | None = None,
-                 transcript: dict[str, Any] | None = None) -> None:
+                 transcript: dict[str, Any] | None = None, notify: Callable[[str], None] | None = None) -> None:
         self.config = config
         self.rules = load_game(config.game)
         self.player = load_player(config.player, self.rules.name)
         self.sink = sink or (lambda checkpoint: None)
-        self.http = HttpClient(limiter=limiter or RateLimiter(config.rate), policy=config.policy)
-        self.client = GameboardClient(self.http, slug_of(self.rules), config.base_url)
-        self.tracker = Tracker(self.rules)
-        self.transcript: dict[str, Any] = transcript or {
-            "base_url": config.base_url, "params": dict(config.params), "init": None, "steps": [],
-            "illegal": []}
-        self.reply: ServerReply | None = None
+        self.http = HttpClient(limiter=limiter or RateLimiter(config.rate), policy=config.policy,
+                               **({"notify": notify} if notify is not None else {}))
+        client = GameboardClient(self.http, slug_of(self.rules), config.base_url)
+        self.env = GameboardEnv(self.rules, client, dict(config.params))
+        self.stored = transcript if transcript and transcript.get("init") is not None else None
+        self.rng = random.Random(f"live:{config.seed}")
         self.player_s = 0.0
         self.started = time.perf_counter()
+
+    @property
+    def tracker(self) -> Tracker:
+        return self.env.tracker
+
+    @property
+    def transcript(self) -> dict[str, Any]:
+        return self.env.transcript
+
+    @property
+    def reply(self) -> ServerReply | None:
+        return self.env.reply
 
     # ------------------------------------------------------------------- steps
 
@@ -131,117 +156,101 @@ class LiveGame:
         """Play (or resume) the game to its end.
 
         Returns:
-            The result when the game finished or failed on tracking; None when
-            it was interrupted by a transport or protocol error (resumable; the
-            last checkpoint says so).
+            The result when the game finished.
+
+        Raises:
+            LiveError: the game was interrupted by a transport or protocol
+                error (the last checkpoint says so; resumable unless the
+                error is :class:`~harness.live.environment.StateRefused`).
         """
         self.player.reset(self.config.seed)
         try:
-            self._replay_or_start()
-            while not self.reply.game_over:
-                self._step()
+            if self.stored is not None:
+                observation = self.env.resume(self.stored, self.config.seed)
+            else:
+                observation = self.env.reset(self.config.seed)
+                self.transcript["base_url"] = self.config.base_url  # as given (the client strips a slash)
+                self._emit("running")
+            while not observation.done:
+                observation = self._step()
             return self._finish()
-        except TrackingError as error:
-            return self._fail(error)
         except LiveError as error:
             self._emit("interrupted", error=f"{type(error).__name__}: {error}")
             raise
         finally:
             self.http.close()
 
-    def _replay_or_start(self) -> None:
-        """Rebuild the tracker from a stored transcript, or start a new game."""
-        transcript = self.transcript
-        if transcript.get("init") is None:
-            reply = self.client.init(self.config.seed, dict(self.config.params))
-            transcript["init"] = reply.to_dict()
-            self.reply = reply
-            self._observe(reply)
-            self._emit("running")
-            return
-        self.reply = ServerReply.from_dict(transcript["init"])
-        self._observe(self.reply)
-        for step in transcript["steps"]:
-            self.tracker.play(step["local"], server_state=self.reply.state)
-            self.reply = ServerReply.from_dict(step["reply"])
-            self._observe(self.reply)
-
-    def _observe(self, reply: ServerReply) -> None:
-        readable_state = None if isinstance(reply.state, str) else reply.state
-        self.tracker.observe(reply.legal_actions, reply.game_over, server_state=reply.state,
-                             extra=observation_filters(self.rules, reply.observation, readable_state))
-
-    def _step(self) -> None:
-        reply = self.reply
-        rejected: set[str] = {entry["key"] for entry in self.transcript["illegal"]
-                              if entry["step"] == len(self.transcript["steps"])}
+    def _step(self) -> Observation:
+        """One action the server accepts; refused ones are never sent again at this step."""
+        rejected = self.env.refused()
+        if self.reply.legal_actions and {self.env.key(a) for a in self.reply.legal_actions} <= rejected:
+            rejected = set()  # a resumed game the server refused entirely before: it may accept now
         limits = Limits(time=self.config.move_time) if self.config.move_time else None
-        for _ in range(MAX_ILLEGAL_IN_A_ROW):
+        while self.reply.legal_actions or len(rejected) < MAX_ILLEGAL_IN_A_ROW:  # until it refuses every action
             local = self._choose(limits, rejected)
-            sent = self.tracker.matching_server_action(local, reply.legal_actions)
-            answer = self.client.act(reply.state, sent)
-            if answer.ok:
-                self.tracker.play(local, server_state=reply.state)
-                self.transcript["steps"].append({"action": sent, "local": local, "reply": answer.to_dict()})
-                self.reply = answer
-                self._observe(answer)
+            try:
+                observation = self.env.step(local)
+            except IllegalAction:
+                rejected.add(self.env.key(local))
                 self._emit("running")
-                return
-            key = action_key(local)
-            rejected.add(key)
-            self.transcript["illegal"].append({"step": len(self.transcript["steps"]), "key": key,
-                                               "action": sent, "reason": answer.reason})
+                continue
             self._emit("running")
-        raise ProtocolError(f"the server refused {MAX_ILLEGAL_IN_A_ROW} actions in a row at step "
-                            f"{len(self.transcript['steps'])}; last reason: {answer.reason!r}",
-                            server_state=reply.state)
+            return observation
+        raise ProtocolError(f"the server refused {len(rejected)} actions in a row at step "
+                            f"{len(self.transcript['steps'])} and lists none", server_state=self.reply.state)
 
     def _choose(self, limits: Limits | None, rejected: set[str]) -> Action:
-        """The player's action; never one the server already refused at this step."""
+        """The player's action among the server's legal actions, never one it refused at this step."""
+        listed = self.reply.legal_actions
+        allowed = [a for a in listed if self.env.key(a) not in rejected]
+        if listed and not allowed:
+            raise ProtocolError(f"the server refused every action it listed ({len(listed)}) at step "
+                                f"{len(self.transcript['steps'])}; last reason: "
+                                f"{self.transcript['illegal'][-1]['reason']!r}", server_state=self.reply.state)
         started = time.perf_counter()
         try:
-            action = choose_over_candidates(self.player, self.rules, self.tracker.candidates, limits)
+            return choose_over_candidates(self.player, self.rules, self.tracker.candidates, limits,
+                                          allowed=allowed or None, rng=self.rng,
+                                          fields=self.tracker.fields or None)
+        except ValueError as error:  # no tracked position and nothing listed: nothing can be sent
+            raise ProtocolError(f"nothing to play at step {len(self.transcript['steps'])}: {error}",
+                                server_state=self.reply.state) from error
         finally:
             self.player_s += time.perf_counter() - started
-        if action_key(action) not in rejected:
-            return action
-        legal = self.rules.legal_actions(self.tracker.best.state)
-        for other in sorted(legal, key=self.rules.action_sort_key):
-            if action_key(other) not in rejected:
-                return other
-        raise ProtocolError("the server refused every legal action of this position",
-                            server_state=self.reply.state)
 
     # ------------------------------------------------------------------ ending
 
     def _finish(self) -> MatchResult:
         reply, rules = self.reply, self.rules
         candidates = self.tracker.candidates
-        agreeing = [c for c in candidates if reply.score is not None and rules.score(c.state) == reply.score]
-        final = (agreeing or candidates)[0]
-        result = self._result(final.state, final.actions, rules.outcome(final.state), None)
+        agreeing = [c for c in candidates if reply.score is not None and rules.is_terminal(c.state)
+                    and rules.score(c.state) == reply.score]
+        final = (agreeing or [c for c in candidates if rules.is_terminal(c.state)] or candidates or [None])[0]
+        if final is not None and rules.is_terminal(final.state):
+            state, actions, outcome, score = final.state, final.actions, rules.outcome(final.state), None
+        else:  # tracking ended unsure: the server's score is the result
+            state = None if final is None else final.state
+            actions = () if final is None else final.actions
+            outcome, score = ("loss", "untracked"), reply.score if reply.score is not None else 0.0
+        result = self._result(state, actions, outcome, score)
         self._emit("done", result=result)
         return result
 
-    def _fail(self, error: TrackingError) -> MatchResult:
-        final = self.tracker.best
-        result = self._result(final.state, final.actions, ("loss", "tracking_error"), str(error))
-        self._emit("failed", error=f"TrackingError: {error}", result=result)
-        return result
-
-    def _result(self, state: Any, actions: tuple, outcome: tuple[str, str], error: str | None) -> MatchResult:
-        rules, reply = self.rules, self.reply
+    def _result(self, state: Any, actions: tuple, outcome: tuple[str, str], score: float | None) -> MatchResult:
+        reply = self.reply
+        ambiguous = dict(Counter(c for c in self.env.conditions if c is not None))
         sent = [step["local"] for step in self.transcript["steps"]]
-        return MatchResult(
-            game=rules.spec, player=self.player.spec, opponent="gbot", seed=self.config.seed,
-            outcome=outcome[0], reason=outcome[1], score=rules.score(state) if error is None else 0.0,
-            counters=rules.counters(state), actions=list(actions), plies=len(actions),
-            duration_s=time.perf_counter() - self.started, player_s=self.player_s, opponent_s=0.0,
-            key=self.config.key, source="live",
-            server_score=reply.score if reply is not None and reply.game_over else None, error=error,
+        return build_result(
+            self.rules, state, player=self.player.spec, opponent="gbot", seed=self.config.seed,
+            actions=actions, outcome=outcome, started=self.started, player_s=self.player_s, opponent_s=0.0,
+            key=self.config.key, score=score, counters=ambiguity_counters(ambiguous), source="live",
+            server_score=reply.score if reply is not None and reply.game_over else None,
             extra={"base_url": self.config.base_url, "sent": sent,
                    "illegal_replies": len(self.transcript["illegal"]),
-                   "ambiguous_steps": self.tracker.ambiguous_steps,
+                   "ambiguous_steps": self.tracker.ambiguous_steps, "max_candidates": self.tracker.widest,
+                   "ambiguous_moves": ambiguous,
+                   "tracking_warnings": dict(self.tracker.warnings), "tracking_notes": self.tracker.notes,
+                   "layout": [layout.describe() for layout in self.tracker.layouts.layouts[:4]],
                    "requests": self.http.stats.to_dict()})
 
     def _emit(self, status: str, error: str | None = None, result: MatchResult | None = None) -> None:
@@ -254,6 +263,7 @@ class LiveGame:
 
 
 def play_live_game(config: LiveGameConfig, sink: Sink | None = None, limiter: Limiter | None = None,
-                   transcript: dict[str, Any] | None = None) -> MatchResult | None:
+                   transcript: dict[str, Any] | None = None,
+                   notify: Callable[[str], None] | None = None) -> MatchResult | None:
     """Play one live game (or resume it from ``transcript``); see :class:`LiveGame`."""
-    return LiveGame(config, sink, limiter, transcript).run()
+    return LiveGame(config, sink, limiter, transcript, notify).run()

@@ -171,6 +171,20 @@ def test_live_games_are_upserted_by_run_and_key(db):
     assert db.live_game(first + 1000) is None
 
 
+def test_a_finished_live_games_checkpoint_and_match_row_are_one_transaction(db, make_result):
+    run_id = db.start_run("live", "totality", {})
+    db.save_live_game(run_id, "g1", "totality", 7, "random", {"state": "s1"}, [], "running")
+    with pytest.raises(InvalidInput):  # the row cannot be stored: the checkpoint is not either
+        db.save_live_game(run_id, "g1", "totality", 7, "random", {"state": "s2"}, [], "done",
+                          result=make_result(key="g1", extra={"bad": object()}))
+    assert db.live_games(run_id)[0].status == "running"
+    assert db.matches(run_id=run_id) == []
+    game_id = db.save_live_game(run_id, "g1", "totality", 7, "random", {"state": "s2"}, [], "done",
+                                server_score=1.0, result=make_result(key="g1"))
+    (match,) = db.matches(run_id=run_id)
+    assert db.live_game(game_id).status == "done" and match.extra["live_game_id"] == game_id
+
+
 def test_an_optuna_study_can_share_the_database(database_url, make_result):
     optuna = pytest.importorskip("optuna")
     optuna.logging.set_verbosity(optuna.logging.WARNING)

@@ -36,10 +36,10 @@ def test_arena_creates_a_match_on_the_emulator_and_plays_a_seat(emulator, tmp_pa
     assert code == 0 and "xiangqi:seat=black random" in out and "ranks [" in out and "MISMATCH" not in out
 
 
-def test_emulate_serves_on_loopback_until_stopped():
+def test_emulate_serves_on_loopback_until_stopped_and_keeps_its_key_in_a_file(tmp_path):
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     process = subprocess.Popen([sys.executable, "-m", "harness.cli", "emulate", "--port", "0", "--opponent", "random"],
-                               stdout=subprocess.PIPE, text=True, env=env)
+                               stdout=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
     try:
         line = process.stdout.readline()
         assert line.startswith("serving on http://127.0.0.1:")
@@ -49,3 +49,4 @@ def test_emulate_serves_on_loopback_until_stopped():
     finally:
         process.terminate()
         process.wait(timeout=10)
+    assert (tmp_path / "harness-emulator.key").stat().st_mode & 0o777 == 0o600

@@ -85,10 +85,11 @@ def test_a_deepening_player_chooses_well_inside_the_remaining_clock(emulator):
     remain_s = game.view["remainMs"] / 1000
     game._observe(game.view["data"]["legal"])
     started = time.monotonic()
-    action = game._choose()
+    action = game._choose(game.view["data"]["legal"])
     elapsed = time.monotonic() - started
     assert action in game.view["data"]["legal"]
-    assert 0.2 < elapsed < remain_s * 0.5 + 0.3, "it searched until its deadline, well inside remainMs"
+    assert elapsed > 0.2, "it searched on until its limit"
+    assert time.monotonic() < game.received + remain_s, "and answered before the beat's end"
 
 
 def test_without_data_legal_the_seat_sends_its_own_move_in_the_example_shape_and_tracks_by_the_board(emulator):

@@ -7,7 +7,6 @@ import random
 
 import pytest
 
-from harness.errors import TrackingError
 from harness.games import load as load_game
 from harness.live.board import fen_board
 from harness.live.observation import local_cells, observation_filters
@@ -109,23 +108,49 @@ def test_an_observation_that_is_not_a_readable_board_never_breaks_tracking():
     assert [c.state for c in kept] == [start]
 
 
-def test_a_reply_no_position_can_produce_is_a_tracking_error_that_keeps_the_server_state():
+def test_a_reply_no_position_can_produce_keeps_the_closest_positions_and_says_so():
     tracker = Tracker(RAVENWARD)
     start = RAVENWARD.initial_state()
     tracker.observe(RAVENWARD.legal_actions(start), False)
-    tracker.play(RAVENWARD.legal_actions(start)[0])
-    drifted = RAVENWARD.legal_actions(start)[1:]  # the start moves but one: no reply gives this
-    with pytest.raises(TrackingError, match="no local position fits") as error:
-        tracker.observe(drifted, False, server_state="opaque-state-7")
-    assert error.value.server_state == "opaque-state-7"
+    ours = RAVENWARD.legal_actions(start)[0]
+    tracker.play(ours)
+    truth = next(iter(raven_replies(start, ours).values()))
+    drifted = RAVENWARD.legal_actions(truth)[1:]  # one action missing: no reply gives this
+    kept = tracker.observe(drifted, False)
+    assert tracker.condition == "no_fit" and kept
+    assert truth in [c.state for c in kept]
+    action = choose_over_candidates(load_player("random"), RAVENWARD, kept, allowed=drifted)
+    assert action_key(action) in {action_key(a) for a in drifted}, "always among the server's actions"
 
 
-def test_a_game_over_reply_keeps_only_finished_positions():
+def test_a_game_over_reply_no_position_shows_keeps_the_closest_and_never_raises():
     tracker = Tracker(RAVENWARD)
     start = RAVENWARD.initial_state()
-    with pytest.raises(TrackingError):
-        tracker.observe([], True)
-    assert tracker.candidates[0].state == start
+    tracker.observe([], True)
+    assert tracker.condition == "no_fit" and tracker.candidates[0].state == start
+
+
+def test_more_positions_than_can_be_kept_leave_a_seeded_sample_and_play_goes_on():
+    start = RAVENWARD.initial_state()
+    ours = RAVENWARD.legal_actions(start)[0]
+    replies = raven_replies(start, ours)
+    samples = []
+    for _ in range(2):
+        tracker = Tracker(RAVENWARD, max_candidates=5, rng=random.Random(3))
+        tracker.observe(RAVENWARD.legal_actions(start), False)
+        tracker.play(ours)
+        assert len(tracker.candidates) == 5 < len(replies)
+        samples.append([RAVENWARD.notation(c.state) for c in tracker.candidates])
+        tracker.observe(None, False)
+        assert tracker.condition == "sampled"
+    assert samples[0] == samples[1], "the sample follows the injected seed"
+
+
+def test_with_no_candidate_left_the_choice_is_a_seeded_one_among_the_servers_actions():
+    listed = RAVENWARD.legal_actions(RAVENWARD.initial_state())
+    picks = {action_key(choose_over_candidates(load_player("random"), RAVENWARD, [], allowed=listed,
+                                               rng=random.Random(seed))) for seed in range(6)}
+    assert picks <= {action_key(a) for a in listed} and len(picks) > 1
 
 
 def test_server_actions_with_extra_fields_match_and_are_sent_back_as_the_server_wrote_them():
@@ -178,5 +203,5 @@ def test_the_xiangqi_board_is_a_strict_filter():
     assert [c.state for c in kept] == [truth]
     wrong = fen_board(XIANGQI.notation(start))
     tracker.play(XIANGQI.legal_actions(truth)[0])
-    with pytest.raises(TrackingError, match="board"):
-        tracker.observe(XIANGQI.legal_actions(truth), False, extra=board_filter(XIANGQI, wrong), strict=True)
+    tracker.observe(None, False, extra=board_filter(XIANGQI, wrong), strict=True)
+    assert tracker.warnings["board"] == 1 and tracker.candidates, "a board that fits nothing is a warning"
