@@ -305,9 +305,10 @@ def run_arena(db: Any, config: SeatConfig, seat: str = "red") -> tuple[int, Matc
 @contextmanager
 def progress_display() -> Iterator[Progress]:
     """A rich progress display fed by stored checkpoints: one line per game, its steps and status."""
+    from rich.console import Console
     from rich.progress import Progress as RichProgress, SpinnerColumn, TextColumn, TimeElapsedColumn
     with RichProgress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
-                      transient=False) as bar:
+                      console=Console(stderr=True), transient=False) as bar:  # progress on stderr, results on stdout
         tasks: dict[str, Any] = {}
 
         def update(checkpoint: Checkpoint) -> None:
