@@ -400,6 +400,30 @@ def players(as_json: bool, db_url: str | None) -> None:
                       + (f"  ({player['note']})" if player["note"] else ""), markup=False, highlight=False)
 
 
+@cli.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Bind address (loopback by default).")
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="Port (0: any free).")
+@db_option
+def serve(host: str, port: int, db_url: str | None) -> None:
+    """Serve a read-only web view of the results database: leaderboards, runs, studies, replays.
+
+    Every page has JSON beside it under /api (the leaderboard's is the
+    document of harness leaderboard --json).
+
+    \b
+    Examples:
+      harness serve
+      harness serve --port 8080 --db postgresql+psycopg://viewer@dbhost/harness
+    """
+    from harness.web import WebServer, create_app
+    server = WebServer(create_app(db_url), host=host, port=port)
+    click.echo(f"serving {server.url} (read-only; JSON under {server.url}/api); Ctrl-C stops")
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+
+
 def output_console(stderr: bool = False) -> Any:
     """A rich console for the command's output: on a terminal as wide as it is; piped, never wrapped.
 

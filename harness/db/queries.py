@@ -249,3 +249,18 @@ def players_document(database: Database) -> dict[str, Any]:
               "created": None if p.created is None else p.created.isoformat()}
              for p in database.named_player_records()]
     return {"format": PLAYERS_FORMAT, "tuned": tuned}
+
+
+def game_counts(database: Database) -> dict[str, int]:
+    """Recorded matches per game configuration (canonical spec), sorted by spec."""
+    with database.session() as session:
+        rows = session.execute(select(MatchRow.game, func.count(MatchRow.id)).group_by(MatchRow.game)).all()
+    return {game: int(count) for game, count in sorted(rows)}
+
+
+def opponents(database: Database, game: str) -> list[str]:
+    """The opponents that played a game configuration, as canonical specs, sorted."""
+    query = (select(PlayerRow.spec).join(MatchRow, MatchRow.opponent_id == PlayerRow.id)
+             .where(MatchRow.game == canonical_game(game)).distinct())
+    with database.session() as session:
+        return sorted(session.scalars(query))
