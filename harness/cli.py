@@ -13,6 +13,7 @@ from typing import Any
 import click
 
 from harness import __version__
+from harness.console import output_console
 from harness.errors import HarnessError, InvalidInput
 
 
@@ -422,19 +423,6 @@ def serve(host: str, port: int, db_url: str | None) -> None:
         server.serve_forever()
     except KeyboardInterrupt:
         pass
-
-
-def output_console(stderr: bool = False) -> Any:
-    """A rich console for the command's output: on a terminal as wide as it is; piped, never wrapped.
-
-    Output that goes to a file or another program keeps every line whole
-    (a tuned spec stays on one line, its weights copyable from a log).
-    """
-    from rich.console import Console
-    console = Console(stderr=stderr)
-    if not console.is_terminal:
-        console = Console(stderr=stderr, width=10_000, soft_wrap=True)
-    return console
 
 
 def print_table(title: str, columns: list[str], rows: list[list[Any]]) -> None:

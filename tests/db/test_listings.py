@@ -100,7 +100,7 @@ def test_reading_commands_never_create_a_database(tmp_path, capsys):
     url = f"sqlite:///{path}"
     for command in (["leaderboard", "totality"], ["ratings", "xiangqi"], ["runs"], ["players"], ["studies"],
                     ["export"], ["show", "1"], ["report", "demo", "--out", str(tmp_path / "r.html")],
-                    ["tune", "--validate", "demo"], ["play", "totality", "--player", "tuned:x"]):
+                    ["tune", "--validate", "demo"], ["play", "totality", "--player", "tuned:x"], ["serve", "--port", "0"]):
         code, out, err = run_cli(capsys, *command, "--db", url)
         assert code == 2 and "no results database at" in err, command
         assert not path.exists(), command
