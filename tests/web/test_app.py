@@ -48,16 +48,16 @@ def serving(app) -> Iterator[Client]:
         server.stop()
 
 
-@pytest.fixture
-def filled(tmp_path, capsys):
-    url = f"sqlite:///{tmp_path / 'harness.db'}"
+@pytest.fixture(scope="module")
+def filled(tmp_path_factory):
+    url = f"sqlite:///{tmp_path_factory.mktemp('app') / 'harness.db'}"
     assert main(["play", "totality", "--player", "greedy", "--opponent", "random", "--games", "2", "--record",
                  "--db", url]) == 0
-    capsys.readouterr()
     return url
 
 
 def cli_json(capsys, *argv):
+    capsys.readouterr()
     assert main(list(argv)) == 0
     return json.loads(capsys.readouterr().out)
 
@@ -72,7 +72,7 @@ def test_every_json_endpoint_serves_the_clis_document(filled, capsys):
         assert client.get("/api/players").json() == cli_json(capsys, "players", "--json", "--db", filled)
         match = client.get("/api/matches/1").json()
         assert match["match_id"] == 1 and match["actions"]
-        assert client.get("/api/runs/1").json()["run"]["matches"] == 2
+        assert client.get("/api/runs/1").json()["run"]["matches"] == 2 == len(client.get("/api/runs/1").json()["matches"])
         assert set(client.get("/api/games").json()["matches"]) == {"totality"}
 
 
