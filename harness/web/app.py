@@ -26,6 +26,7 @@ from starlette.staticfiles import StaticFiles
 from harness.db import Database, open_database
 from harness.db import queries
 from harness.db.export import export_line
+from harness.db.specs import canonical_game
 from harness.errors import HarnessError, InvalidInput
 from harness.games import REGISTRY, load as load_game
 from harness.web import boards, pages
@@ -74,7 +75,7 @@ def create_app(db_url: str | None = None) -> Starlette:
     def game_page(request: Request) -> Response:
         board, ratings = documents_of_game(request)
         runs = [r for r in queries.runs_document(database, game=board["game"])["runs"]
-                if r["game"] == board["game"]]
+                if canonical_game(r["game"]) == board["game"]]
         body = pages.leaderboard(board, ratings, load_game(board["game"]).score_bounds(),
                                  queries.opponents(database, board["game"]), runs)
         return page(f"{board['game']} leaderboard" + (f" vs {board['opponent']}" if board["opponent"] else ""), body)
