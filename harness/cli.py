@@ -425,6 +425,9 @@ def serve(host: str, port: int, db_url: str | None) -> None:
         pass
 
 
+TEXT_COLUMNS = ("name", "kind", "game", "status", "started", "study")
+
+
 def print_table(title: str, columns: list[str], rows: list[list[Any]]) -> None:
     """A rich table on stdout; numbers right-aligned; piped, at its natural width (never folded)."""
     from rich.table import Table
@@ -433,6 +436,8 @@ def print_table(title: str, columns: list[str], rows: list[list[Any]]) -> None:
     for index, column in enumerate(columns):
         if column == "player":  # long specs fold inside their column; numbers are never cut
             table.add_column(column, justify="left", overflow="fold")
+        elif column in TEXT_COLUMNS:
+            table.add_column(column, justify="left")
         else:
             width = max([len(column)] + [len(row[index]) for row in cells])
             table.add_column(column, justify="right", no_wrap=True, min_width=width)
