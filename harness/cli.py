@@ -391,14 +391,22 @@ def players(as_json: bool, db_url: str | None) -> None:
     if as_json:
         click.echo(json.dumps(document))
         return
-    if not document["tuned"]:
-        click.echo("no tuned players yet; harness tune saves the best weights of a study as tuned:<study>")
-        return
     console = output_console()
-    console.print("[bold]tuned players[/bold] (use as --player tuned:<name>)")
-    for player in document["tuned"]:  # one line each, whole: the spec can be copied from a log
-        console.print(f"{player['name']}  {player['game']}  {player['spec']}"
-                      + (f"  ({player['note']})" if player["note"] else ""), markup=False, highlight=False)
+    for section, (title, empty) in PLAYER_SECTIONS.items():  # one section per kind of named player
+        entries = document.get(section) or []
+        if not entries:
+            click.echo(empty)
+            continue
+        console.print(title, style="bold", markup=False, highlight=False)
+        for player in entries:  # one line each, whole: the spec can be copied from a log
+            console.print(f"{player['name']}  {player['game']}  {player['spec']}"
+                          + (f"  ({player['note']})" if player.get("note") else ""), markup=False, highlight=False)
+
+
+PLAYER_SECTIONS = {
+    "tuned": ("tuned players (use as --player tuned:<name>)",
+              "no tuned players yet; harness tune saves the best weights of a study as tuned:<study>"),
+}
 
 
 @cli.command()
