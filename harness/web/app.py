@@ -151,7 +151,7 @@ def create_app(db_url: str | None = None) -> Starlette:
 
     def api_index(request: Request) -> Response:
         return JSONResponse({"format": "harness.api/1", "endpoints": [
-            "/api/games", "/api/games/{game}/leaderboard?opponent=&run=&by=", "/api/games/{game}/ratings?run=",
+            "/api/games", "/api/games/{game}/leaderboard?opponent=&run=&by=", "/api/games/{game}/ratings?run=&anchor=",
             "/api/runs?kind=&game=", "/api/runs/{run}", "/api/matches/{match}", "/api/studies",
             "/api/studies/{study}", "/api/players"]})
 
@@ -197,7 +197,8 @@ def create_app(db_url: str | None = None) -> Starlette:
         Route("/api/games", api(lambda request: {"format": "harness.games/1", "matches": queries.game_counts(database),
                                                  "games": {n: i.description for n, i in sorted(REGISTRY.items())}})),
         Route("/api/games/{game}/leaderboard", api(lambda request: documents_of_game(request)[0])),
-        Route("/api/games/{game}/ratings", api(lambda request: documents_of_game(request)[1])),
+        Route("/api/games/{game}/ratings", api(lambda request: queries.ratings_document(  # as harness ratings GAME
+            database, request.path_params["game"], run=_query(request, "run"), anchor=_query(request, "anchor")))),
         Route("/api/runs", api(lambda request: queries.runs_document(database, kind=_query(request, "kind"),
                                                                      game=_query(request, "game")))),
         Route("/api/runs/{run}", api(run_document)),
