@@ -209,6 +209,4 @@ def create_app(db_url: str | None = None) -> Starlette:
         Route("/static/plotly.min.js", plotly),
         Mount("/static", app=StaticFiles(directory=STATIC), name="static"),
     ]
-    app = Starlette(routes=routes, lifespan=lifespan)
-    app.state.database = database
-    return app
+    return Starlette(routes=routes, lifespan=lifespan)

@@ -106,7 +106,7 @@ def test_every_page_loads_without_console_errors(browser, server, recorded):
     from selenium.webdriver.common.by import By
     pages = {"home": "/", "leaderboard-ravenward": "/games/ravenward", "leaderboard-totality": "/games/totality",
              "leaderboard-xiangqi": "/games/xiangqi", "runs": "/runs", "run": "/runs/1", "studies": "/studies",
-             "study": "/studies/web", "players": "/players"}
+             "players": "/players"}
     for shot, path in pages.items():
         visit(browser, server, path, shot)
     # the study page draws Optuna's plots with the locally served plotly.js
