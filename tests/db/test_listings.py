@@ -65,7 +65,7 @@ def test_players_lists_tuned_aliases_with_whole_specs_on_one_line(filled, databa
 def test_a_piped_leaderboard_keeps_long_specs_on_one_line(filled, database_url, db, make_result, capsys):
     *_, long_spec = filled
     run_id = db.start_run("tournament", "totality", {})
-    db.record(run_id, make_result(long_spec, "gbot", 0, score=3.0))
+    db.record(run_id, make_result(long_spec, "gbot", 0, score=3.0, key="long-spec"))
     code, out, _ = run_cli(capsys, "leaderboard", "totality", "--db", database_url)
     assert code == 0 and any(long_spec in line for line in out.splitlines())
 
