@@ -87,13 +87,18 @@ def visit(browser, server: WebServer, path: str, shot: str) -> None:
     """Load a page, save its full-length screenshot, and fail on any console error."""
     browser.set_window_size(1280, 900)  # measure each page from the same viewport
     browser.get(server.url + path)
+    screenshot(browser, shot)
+    errors = [entry for entry in browser.get_log("browser") if entry["level"] in ("SEVERE", "ERROR")]
+    assert errors == [], f"{path}: console errors {errors}"
+    assert "Not found" not in browser.title, path
+
+
+def screenshot(browser, shot: str) -> None:
+    """The whole page, as long as it is, to the artifacts folder."""
     height = browser.execute_script("return document.body.scrollHeight")
     browser.set_window_size(1280, min(max(900, height + 40), 6000))
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     browser.save_screenshot(str(ARTIFACTS / f"{shot}.png"))
-    errors = [entry for entry in browser.get_log("browser") if entry["level"] in ("SEVERE", "ERROR")]
-    assert errors == [], f"{path}: console errors {errors}"
-    assert "Not found" not in browser.title, path
 
 
 def cli_json(capsys, *argv: str) -> dict:
@@ -173,6 +178,7 @@ def test_a_replay_steps_through_the_game_with_the_slider(browser, server, record
     assert browser.find_element(By.ID, "board").get_attribute("innerHTML") != start
     slider.send_keys(Keys.END)
     assert browser.find_element(By.ID, "ply-label").text == f"ply {match['plies']} of {match['plies']}"
+    screenshot(browser, f"replay-{game}-end")
     browser.find_element(By.ID, "prev").click()
     assert browser.find_element(By.ID, "ply-label").text == f"ply {match['plies'] - 1} of {match['plies']}"
     browser.find_element(By.ID, "next").click()
