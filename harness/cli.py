@@ -17,6 +17,7 @@ from typing import Any
 import click
 
 from harness import __version__
+from harness.console import output_console
 from harness.errors import HarnessError, InvalidInput
 
 
@@ -78,44 +79,72 @@ def games() -> None:
 @click.argument("game")
 @click.option("--player", "player", default="greedy", show_default=True, help="Your seat's player spec.")
 @click.option("--opponent", default="gbot", show_default=True, help="The other seat's player spec.")
-@click.option("--seed", default=0, show_default=True, type=int, help="Match seed.")
+@click.option("--seed", default=0, show_default=True, type=int, help="Match seed (the first, with --games).")
+@click.option("--games", default=1, show_default=True, type=click.IntRange(1), help="Matches on seeds SEED, SEED+1, ...")
 @click.option("--opening-plies", default=0, show_default=True, type=click.IntRange(0), help="Random opening plies.")
+@click.option("--record", is_flag=True, help="Record the matches as a run (see harness runs, show, leaderboard).")
+@click.option("--run-name", default=None, metavar="NAME", help="A name for the recorded run.")
 @click.option("--show", is_flag=True, help="Print the board after every move.")
-@click.option("--json", "as_json", is_flag=True, help="Print the MatchResult as one JSON line.")
+@click.option("--json", "as_json", is_flag=True, help="Print each MatchResult as one JSON line.")
 @db_option
-def play(game: str, player: str, opponent: str, seed: int, opening_plies: int, show: bool, as_json: bool,
-         db_url: str | None) -> None:
-    """Play one match locally and print the result and score.
+def play(game: str, player: str, opponent: str, seed: int, games: int, opening_plies: int, record: bool,
+         run_name: str | None, show: bool, as_json: bool, db_url: str | None) -> None:
+    """Play matches locally, one after another, and print each result and score.
 
     GAME is a game spec: ravenward, totality, totality:easy, xiangqi:black.
-    A player named tuned:<study> is looked up in the results database.
+    A player named tuned:<study> is looked up in the results database. With
+    --record the matches are stored as a run of kind play.
 
     \b
     Examples:
       harness play totality:easy --player alphabeta:depth=4 --opponent gbot --seed 3 --show
       harness play totality --player tuned:demo-totality --opponent gbot
+      harness play ravenward --player greedy --opponent gbot --games 10 --record --run-name warmup
     """
     import json
+    from contextlib import ExitStack
 
-    from harness.games import load as load_game
-    from harness.match import MatchSpec, play_match, replay_lines
-    rules = load_game(game)
-    if any(spec.startswith("tuned:") for spec in (player, opponent)):
-        from harness.db import open_database
-        with open_database(db_url) as db:
-            player, opponent = db.resolve_spec(player), db.resolve_spec(opponent)
-    result = play_match(MatchSpec(rules.spec, player, opponent, seed, opening_plies))
-    if show:
-        for line in replay_lines(result):
-            click.echo(line)
-    if as_json:
-        click.echo(json.dumps(result.to_dict()))
-        return
-    click.echo(f"{result.game}: {result.player} vs {result.opponent}, seed {seed}: "
-               f"{result.outcome} ({result.reason}), score {result.score:g}, {result.plies} plies, "
-               f"{result.duration_s:.2f}s")
-    if result.error:
-        click.echo(f"error: {result.error}", err=True)
+    from harness.match import replay_lines
+    from harness.series import plan_series, play_series
+    if run_name is not None and not record:
+        raise click.UsageError("--run-name names a recorded run: give --record with it")
+    tuned = any(spec.startswith("tuned:") for spec in (player, opponent))
+    with ExitStack() as stack:
+        database = None
+        if tuned:
+            from harness.db import open_database
+            database = stack.enter_context(open_database(db_url, create=False))
+        series = plan_series(game, player, opponent, seed_start=seed, games=games, opening_plies=opening_plies,
+                             resolve=database.resolve_spec if database is not None else lambda spec: spec)
+        if record and database is None:  # only now, with the input checked
+            from harness.db import open_database
+            database = stack.enter_context(open_database(db_url))
+        results = []
+        run_id = None
+        for run_id, result in play_series(series, database if record else None, name=run_name):
+            results.append(result)
+            if show:
+                for line in replay_lines(result):
+                    click.echo(line)
+            if as_json:
+                click.echo(json.dumps(result.to_dict()))
+            else:
+                click.echo(f"{result.game}: {result.player} vs {result.opponent}, seed {result.seed}: "
+                           f"{result.outcome} ({result.reason}), score {result.score:g}, {result.plies} plies, "
+                           f"{result.duration_s:.2f}s")
+            if result.error:
+                click.echo(f"error: {result.error}", err=True)
+        if as_json:
+            return
+        if len(results) > 1:
+            outcomes = [r.outcome for r in results]
+            mean = sum(r.score for r in results) / len(results)
+            click.echo(f"{len(results)} games: {outcomes.count('win')} won, {outcomes.count('draw')} drawn, "
+                       f"{outcomes.count('loss')} lost; mean score {mean:.3f}")
+        if record and database is not None and run_id is not None:
+            ids = [m.id for m in database.matches(run_id=run_id)]
+            click.echo(f"recorded as run {run_id}: harness show {ids[0]}; "
+                       f"harness leaderboard {series.game} --run {run_id}")
 
 
 # ---- commands: results database, leaderboards, ratings, show, export (owner: db) ----------------
@@ -172,16 +201,18 @@ def leaderboard(game: str, opponent: str | None, run: str | None, by: str, as_js
     import json
 
     from harness.db import open_database
-    from harness.db.queries import LEADERBOARD_COLUMNS, leaderboard_document
+    from harness.db.queries import LEADERBOARD_COLUMNS, empty_message, leaderboard_document
     if as_json and as_csv:
         raise click.UsageError("choose one of --json and --csv")
-    with open_database(db_url) as database:
+    with open_database(db_url, create=False) as database:
         document = leaderboard_document(database, game, opponent=opponent, run=run, by=by)
     if top is not None:
         document["rows"] = document["rows"][:top]
     rows = document["rows"]
     if as_json:
         click.echo(json.dumps(document))
+    elif not rows:
+        click.echo(empty_message(document["game"], document["opponent"], document["run_id"]))
     elif as_csv:
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
@@ -218,11 +249,14 @@ def ratings(game: str, run: str | None, anchor: str | None, as_json: bool, db_ur
     import json
 
     from harness.db import open_database
-    from harness.db.queries import ratings_document
-    with open_database(db_url) as database:
+    from harness.db.queries import empty_message, ratings_document
+    with open_database(db_url, create=False) as database:
         document = ratings_document(database, game, run=run, anchor=anchor)
     if as_json:
         click.echo(json.dumps(document))
+        return
+    if not document["ratings"]:
+        click.echo(empty_message(document["game"], run=document["run_id"]))
         return
     note = f", {document['prior_draws']:g} virtual draws each" if document["prior_draws"] else ""
     print_table(f"{document['game']}: Bradley-Terry Elo{note}",
@@ -244,7 +278,7 @@ def show(match_id: int, db_url: str | None) -> None:
     """
     from harness.db import open_database
     from harness.db.export import replay_boards
-    with open_database(db_url) as database:
+    with open_database(db_url, create=False) as database:
         record = database.match(match_id)
         if record is None:
             raise click.BadParameter(f"no match {match_id} in {database.masked_url}", param_hint="MATCH_ID")
@@ -269,29 +303,159 @@ def export(game: str | None, run: str | None, db_url: str | None) -> None:
     """
     from harness.db import open_database
     from harness.db.export import export_lines
-    with open_database(db_url) as database:
+    from harness.db.queries import empty_message
+    exported = 0
+    with open_database(db_url, create=False) as database:
         for line in export_lines(database, game=game, run=run):
             click.echo(line)
+            exported += 1
+    if not exported:  # stdout stays valid JSON lines (none); the reason goes to stderr
+        click.echo(empty_message(game, run=run), err=True)
+
+
+@cli.command()
+@click.option("--kind", type=click.Choice(["tournament", "play", "study", "live"]), default=None,
+              help="Only runs of this kind.")
+@click.option("--game", default=None, metavar="GAME", help="Only runs of this game (a name: every configuration).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON document (format in docs/db.md).")
+@db_option
+def runs(kind: str | None, game: str | None, as_json: bool, db_url: str | None) -> None:
+    """List the recorded runs: id, name, kind, game, status, matches (of planned), mean score, start.
+
+    \b
+    Examples:
+      harness runs
+      harness runs --kind tournament --game totality --json
+    """
+    import json
+
+    from harness.db import open_database
+    from harness.db.queries import runs_document
+    with open_database(db_url, create=False) as database:
+        document = runs_document(database, kind=kind, game=game)
+    if as_json:
+        click.echo(json.dumps(document))
+        return
+    if not document["runs"]:
+        what = " ".join(part for part in (game, kind) if part)
+        click.echo(f"no {what + ' ' if what else ''}runs recorded yet; harness tournament and "
+                   "harness play --record make them")
+        return
+    print_table("runs", ["id", "name", "kind", "game", "status", "matches", "mean score", "started"],
+                [[r["id"], r["name"] or "-", r["kind"], r["game"], r["status"],
+                  f"{r['matches']}/{r['planned']}" if r["planned"] is not None else r["matches"],
+                  "-" if r["mean_score"] is None else f"{r['mean_score']:.3f}", r["started"][:19]]
+                 for r in document["runs"]])
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON document (format in docs/tuning.md).")
+@db_option
+def studies(as_json: bool, db_url: str | None) -> None:
+    """List the tuning studies: game, trials by state, best value and trial, games, tuned player.
+
+    \b
+    Examples:
+      harness studies
+      harness studies --json --db sqlite:///results.db
+    """
+    import json
+
+    from harness.report import studies_document
+    document = studies_document(db_url)
+    if as_json:
+        click.echo(json.dumps(document))
+        return
+    if not document["studies"]:
+        click.echo("no studies recorded yet; harness tune STUDY.toml runs one")
+        return
+    print_table("studies", ["study", "game", "complete", "pruned", "failed", "running", "best", "games", "player"],
+                [[s["name"], s["game"] or "-", s["complete"], s["pruned"], s["failed"], s["running"],
+                  "-" if s["best_value"] is None else f"{s['best_value']:.3f} (trial {s['best_trial']})",
+                  s["games"], s["tuned_player"] or "-"] for s in document["studies"]])
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON document (format in docs/db.md).")
+@db_option
+def players(as_json: bool, db_url: str | None) -> None:
+    """List the named players: each tuned:<name> alias with its game and the full spec it stands for.
+
+    \b
+    Examples:
+      harness players
+      harness players --json
+    """
+    import json
+
+    from harness.db import open_database
+    from harness.db.queries import players_document
+    with open_database(db_url, create=False) as database:
+        document = players_document(database)
+    if as_json:
+        click.echo(json.dumps(document))
+        return
+    console = output_console()
+    for section, (title, empty) in PLAYER_SECTIONS.items():  # one section per kind of named player
+        entries = document.get(section) or []
+        if not entries:
+            click.echo(empty)
+            continue
+        console.print(title, style="bold", markup=False, highlight=False)
+        for player in entries:  # one line each, whole: the spec can be copied from a log
+            console.print(f"{player['name']}  {player['game']}  {player['spec']}"
+                          + (f"  ({player['note']})" if player.get("note") else ""), markup=False, highlight=False)
+
+
+PLAYER_SECTIONS = {
+    "tuned": ("tuned players (use as --player tuned:<name>)",
+              "no tuned players yet; harness tune saves the best weights of a study as tuned:<study>"),
+}
+
+
+@cli.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Bind address (loopback by default).")
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="Port (0: any free).")
+@db_option
+def serve(host: str, port: int, db_url: str | None) -> None:
+    """Serve a read-only web view of the results database: leaderboards, runs, studies, replays.
+
+    Every page has JSON beside it under /api (the leaderboard's is the
+    document of harness leaderboard --json).
+
+    \b
+    Examples:
+      harness serve
+      harness serve --port 8080 --db postgresql+psycopg://viewer@dbhost/harness
+    """
+    from harness.web import WebServer, create_app
+    server = WebServer(create_app(db_url), host=host, port=port)
+    click.echo(f"serving {server.url} (read-only; JSON under {server.url}/api); Ctrl-C stops")
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+
+
+TEXT_COLUMNS = ("name", "kind", "game", "status", "started", "study")
 
 
 def print_table(title: str, columns: list[str], rows: list[list[Any]]) -> None:
-    """A rich table on stdout; numbers right-aligned."""
-    from rich.console import Console
+    """A rich table on stdout; numbers right-aligned; piped, at its natural width (never folded)."""
     from rich.table import Table
     table = Table(title=title)
     cells = [[str(cell) for cell in row] for row in rows]
     for index, column in enumerate(columns):
         if column == "player":  # long specs fold inside their column; numbers are never cut
             table.add_column(column, justify="left", overflow="fold")
+        elif column in TEXT_COLUMNS:
+            table.add_column(column, justify="left")
         else:
             width = max([len(column)] + [len(row[index]) for row in cells])
             table.add_column(column, justify="right", no_wrap=True, min_width=width)
     for row in cells:
         table.add_row(*row)
-    console = Console()
-    if not console.is_terminal:  # piped: keep whole specs instead of fitting 80 columns
-        console.width = 200
-    console.print(table)
+    output_console().print(table)
 
 
 def format_interval(low: float | None, high: float | None, number: str = "{:.3f}") -> str:
@@ -332,8 +496,8 @@ def tune(study: str, trials: int | None, workers: int | None, address: str | Non
     from rich.console import Console
 
     from harness import tuning, tuning_view
-    from harness.db import mask_url
-    console = Console()
+    from harness.db import database_exists, mask_url
+    console = output_console()
     view = tuning_view.TuneView(Console(stderr=True))
     given_db = None if db_url is None or db_url == os.environ.get("HARNESS_DB") else mask_url(db_url)
     options = {"--trials": trials, "--workers": workers, "--address": address, "--db": given_db,
@@ -341,6 +505,9 @@ def tune(study: str, trials: int | None, workers: int | None, address: str | Non
     try:
         with _sigterm_as_interrupt():
             if validate_only:
+                if not database_exists(tuning.database_url(db_url)):  # checked before anything opens (and creates) it
+                    raise click.UsageError(f"no results database at {mask_url(tuning.database_url(db_url))}; "
+                                           "give --db URL where the study was tuned (harness studies lists them)")
                 validation = tuning.validate(study, db_url=db_url, workers=workers, address=address, on_event=view)
                 view.close()
                 console.print(tuning_view.validation_table(validation))
@@ -393,8 +560,11 @@ def report(study: str, out: str, db_url: str | None) -> None:
     Example:
       harness report demo-totality --out report.html
     """
-    from harness.report import write_report
-    click.echo(f"wrote {write_report(study, out, db_url)}")
+    from harness.report import build_report
+    written = build_report(study, out, db_url)
+    if written.view.empty_line:
+        click.echo(written.view.empty_line)
+    click.echo(f"wrote {written.path}")
 
 
 # ---- end tuning ------------------------------------------------------------------------
@@ -569,12 +739,14 @@ def emulate(host: str, port: int, opponent: str, beat_ms: int, key_file: str, ma
               help="Join a running Ray cluster: HOST:PORT of its head, or auto.")
 @click.option("--run-name", default=None, metavar="NAME", help="A name for the run (usable with --resume).")
 @click.option("--resume", default=None, metavar="RUN", help="Finish an interrupted run (id or name).")
+@click.option("--json", "as_json", is_flag=True, help="Print only a one-line JSON summary (format in docs/cluster.md).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar on stderr.")
 @db_option
 @click.pass_context
 def tournament(ctx: click.Context, game: str | None, players: tuple[str, ...], opponent: str | None,
                round_robin: bool, games: int | None, seed_start: int, opening_plies: int, sprt: str | None,
                workers: int | None, address: str | None, run_name: str | None, resume: str | None,
-               db_url: str | None) -> int:
+               as_json: bool, quiet: bool, db_url: str | None) -> int:
     """Play a gauntlet or a round-robin on Ray, record every match, print the run's leaderboard.
 
     A round-robin also prints the players' Bradley-Terry Elo over the run.
@@ -590,14 +762,20 @@ def tournament(ctx: click.Context, game: str | None, players: tuple[str, ...], o
       harness tournament ravenward --player alphabeta:depth=3 --opponent greedy --games 400 --sprt 0,50
       harness tournament --resume 12
       harness tournament totality --player greedy --opponent gbot --games 1000 --address auto
+      harness tournament totality --player greedy --opponent random --games 20 --json --quiet
     """
+    import json
+
     from rich.console import Console
 
     from harness.tournament import run_tournament
     report = run_tournament(game, players, opponent, round_robin=round_robin, games=games,
                             seed_start=seed_start, opening_plies=opening_plies, sprt=sprt, workers=workers,
                             address=address, db_url=db_url, run_name=run_name, resume=resume,
-                            console=Console(stderr=True))
+                            console=None if quiet else Console(stderr=True))
+    if as_json:
+        click.echo(json.dumps(report.to_dict()))
+        return 130 if report.interrupted else 0
     ctx.invoke(leaderboard, game=report.config.game, opponent=None, run=str(report.run_id), by="mean",
                as_json=False, as_csv=False, db_url=db_url)
     if report.config.mode == "round-robin" and report.recorded:  # both seats: Elo says more

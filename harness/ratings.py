@@ -6,6 +6,12 @@ feeds it aggregates from SQL, tests feed it hand-made samples.
 - ``mean_interval``: the mean of a sample with a Student t confidence interval,
   the right interval for a mean score over a few dozen to a few thousand
   matches with unknown variance.
+- ``bounded_interval_from_moments``: the same for a score known to lie in
+  ``[low, high]`` (every game's documented score does): a Wilson score
+  interval when every value is one of the two bounds (a rate, such as Chinese
+  chess's rank-1 score), else the Student t interval clipped to the bounds.
+  Either way the interval never leaves the possible range, and a single game
+  gives the whole range.
 - ``bradley_terry``: Elo ratings for player-against-player results by maximum
   likelihood under the Bradley-Terry model ``P(i beats j) = 1 / (1 +
   10^((R_j - R_i) / 400))``, a draw counting as half a win for each side, with
@@ -58,6 +64,71 @@ def interval_from_moments(count: int, mean: float, variance: float,
     from scipy import stats  # imported on first use: it costs a second, and most commands never need it
     half = float(stats.t.ppf(0.5 + confidence / 2.0, count - 1)) * math.sqrt(max(variance, 0.0) / count)
     return mean, mean - half, mean + half
+
+
+def wilson_interval(successes: float, count: int, confidence: float = 0.95) -> tuple[float, float]:
+    """The Wilson score interval of a rate: inside [0, 1], sensible at 0 and ``count`` successes.
+
+    Raises:
+        InvalidInput: no trials, successes outside [0, count], or a bad confidence.
+    """
+    _check_confidence(confidence)
+    if count < 1 or not 0.0 <= successes <= count:
+        raise InvalidInput(f"a rate needs 0 <= successes <= trials and a trial, got {successes!r} of {count!r}")
+    z = NormalDist().inv_cdf(0.5 + confidence / 2.0)
+    rate = successes / count
+    centre = (rate + z * z / (2 * count)) / (1 + z * z / count)
+    half = z / (1 + z * z / count) * math.sqrt(rate * (1 - rate) / count + z * z / (4 * count * count))
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def bounded_interval_from_moments(count: int, total: float, squares: float, bounds: tuple[float, float],
+                                  confidence: float = 0.95) -> tuple[float, float, float]:
+    """An interval for the mean of values known to lie within ``bounds``, from their sum and sum of squares.
+
+    When every value is one of the two bounds (``sum((x - lo) * (hi - x)) == 0``,
+    visible in the moments) the mean is a rate and gets the Wilson score
+    interval; otherwise the Student t interval, clipped to the bounds. A
+    single value gives the whole range: one game says nothing about spread.
+
+    Args:
+        count: number of values.
+        total: their sum.
+        squares: the sum of their squares.
+        bounds: ``(lowest, highest)`` possible value.
+        confidence: two-sided confidence level in (0, 1).
+
+    Returns:
+        ``(mean, low, high)`` with ``lowest <= low <= mean <= high <= highest``.
+
+    Raises:
+        InvalidInput: no values, bounds in the wrong order, or a bad confidence.
+    """
+    _check_confidence(confidence)
+    lowest, highest = float(bounds[0]), float(bounds[1])
+    if count < 1:
+        raise InvalidInput("a mean needs at least one value")
+    if not lowest < highest:
+        raise InvalidInput(f"score bounds must be increasing, got {bounds!r}")
+    mean = min(max(total / count, lowest), highest)
+    if count == 1:
+        return mean, lowest, highest
+    inside = (lowest + highest) * total - squares - count * lowest * highest  # sum((x - lo)(hi - x)) >= 0
+    width = highest - lowest
+    if abs(inside) <= 1e-9 * count * width * width:
+        low, high = wilson_interval((total - count * lowest) / width, count, confidence)
+        return mean, lowest + low * width, lowest + high * width
+    variance = max((squares - count * mean * mean) / (count - 1), 0.0)
+    _, low, high = interval_from_moments(count, mean, variance, confidence)
+    return mean, max(low, lowest), min(high, highest)
+
+
+def bounded_mean_interval(values: Iterable[float], bounds: tuple[float, float],
+                          confidence: float = 0.95) -> tuple[float, float, float]:
+    """``bounded_interval_from_moments`` of a sample: the mean of bounded scores with an interval inside the bounds."""
+    sample = np.asarray(list(values), dtype=float)
+    return bounded_interval_from_moments(int(sample.size), float(sample.sum()), float((sample * sample).sum()),
+                                         bounds, confidence)
 
 
 def mean_interval(values: Iterable[float], confidence: float = 0.95) -> tuple[float, float, float]:

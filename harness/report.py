@@ -11,11 +11,12 @@ the first figure, so the page opens offline.
 from __future__ import annotations
 
 import html
-from dataclasses import asdict, is_dataclass
+from dataclasses import asdict, dataclass, is_dataclass
 from pathlib import Path
 from typing import Any
 
 from harness import tuning
+from harness.errors import InvalidInput
 
 PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{title}</title>
@@ -81,55 +82,174 @@ def score_distribution(db: Any, config: tuning.StudyFile, best_trial: int | None
     return (figure if summary else None), summary
 
 
-def write_report(reference: str, out: str | Path, db_url: str | None = None) -> Path:
-    """Write the HTML report of a study (by name or study file) to ``out``.
+@dataclass(frozen=True)
+class StudyView:
+    """Everything a study's page shows, gathered once: for the HTML report and for ``harness serve``."""
 
-    Returns:
-        The path written.
+    config: tuning.StudyFile
+    trials: tuple[dict[str, Any], ...]
+    best: dict[str, Any] | None
+    counts: dict[str, int]
+    figures: tuple[tuple[str, Any], ...]
+    validation: tuning.Validation | None
+    validation_summary: tuple[dict[str, Any], ...]
+    leaderboard: tuple[dict[str, Any], ...]
+
+    @property
+    def empty_line(self) -> str | None:
+        """One line when the study has no complete trial yet (None when it has one)."""
+        if self.best is not None:
+            return None
+        return (f"study {self.config.name} has no complete trial yet ({self.counts['pruned']} pruned, "
+                f"{self.counts['fail']} failed, {self.counts['running']} running); harness tune runs more")
+
+
+@dataclass(frozen=True)
+class Report:
+    """A written report: where, and what the study held."""
+
+    path: Path
+    view: StudyView
+
+
+def study_view(reference: str, db_url: str | None = None) -> StudyView:
+    """Gather a stored study's trials, Optuna figures, validation and leaderboard.
 
     Raises:
-        InvalidInput: the study is not in the database.
+        InvalidInput: no results database yet, or the study is not in it.
     """
-    from harness.db import open_database
+    from harness.db import database_exists, mask_url, open_database
     url = tuning.database_url(db_url)
+    if not database_exists(url):  # before Optuna's storage would create the file
+        raise InvalidInput(f"no results database at {mask_url(url)}; give --db URL where the study was tuned "
+                           "(harness studies lists them)")
     config = tuning.study_reference(reference, url)
     trials = tuning.study_trials(config.name, url)
     complete = [t for t in trials if t["state"] == "complete"]
     best = max(complete, key=lambda t: t["value"], default=None)
-    sections: list[str] = []
     figures = tuning.study_figures(config.name, url)
-    db = open_database(url)
-    try:
+    with open_database(url, create=False) as db:
         validation = tuning.recorded_validation(config, db, url)
         distribution, summary = score_distribution(db, config, best["number"] if best else None)
         leaderboard = [_plain(row) for row in db.leaderboard(config.game, opponent=tuning_opponent(db, config))]
-    finally:
-        db.close()
     if distribution is not None:
         figures.append(("Score distribution on the validation seeds", distribution))
-    counts = {state: sum(t["state"] == state for t in trials) for state in ("complete", "pruned", "fail")}
+    counts = {state: sum(t["state"] == state for t in trials) for state in ("complete", "pruned", "fail", "running")}
+    return StudyView(config, tuple(trials), best, counts, tuple(figures), validation, tuple(summary),
+                     tuple(leaderboard))
+
+
+def trial_rows(trials: Any) -> list[dict[str, Any]]:
+    """The trials table: a pruned trial shows the last value it reported and the games it played."""
+    rows = []
+    for trial in trials:
+        intermediate = trial.get("intermediate") or {}
+        last_step = max(intermediate, key=int, default=None)
+        rows.append({"number": trial["number"], "state": trial["state"], "value": trial["value"],
+                     "last intermediate": None if last_step is None
+                     else f"{intermediate[last_step]:.4g} at step {last_step}",
+                     "games": trial.get("games"), "params": trial["params"]})
+    return rows
+
+
+def study_body(view: StudyView, plotlyjs: bool | str = True) -> str:
+    """The HTML body of a study's page.
+
+    Args:
+        view: the gathered study.
+        plotlyjs: ``True`` embeds plotly.js once with the first figure (a
+            self-contained file); ``False`` leaves it to the page (``harness
+            serve`` serves it locally).
+    """
+    config, best = view.config, view.best
+    sections: list[str] = []
     sections.append(
         f"<p>Game <code>{html.escape(config.game)}</code>, player <code>"
         f"{html.escape(config.player_spec(config.default_weights()))}</code> (defaults) against <code>{html.escape(config.opponent)}</code>; objective "
         f"<b>{html.escape(config.objective)}</b> over {config.games} tuning games per trial "
         f"(rungs {list(config.rungs)}, pruner {config.pruner}, sampler {config.sampler}). "
-        f"Trials: {counts['complete']} complete, {counts['pruned']} pruned, {counts['fail']} failed.</p>")
+        f"Trials: {view.counts['complete']} complete, {view.counts['pruned']} pruned, {view.counts['fail']} failed.</p>")
     if best is not None:
         sections.append(f"<p>Best trial <b>#{best['number']}</b>, value {best['value']:.4g}: "
                         f"<code>{html.escape(_cell(best['params']))}</code></p>")
-    plotly_embedded = False
-    for title, figure in figures:
+    else:
+        sections.append(f"<p class=\"empty\">{html.escape(view.empty_line or '')}</p>")
+    plotly_embedded = plotlyjs is False
+    for title, figure in view.figures:
         sections.append(f"<h2>{html.escape(title)}</h2>")
         if figure is None:
             continue
         sections.append(figure.to_html(full_html=False, include_plotlyjs=not plotly_embedded))
         plotly_embedded = True
-    sections.append("<h2>Validation</h2>" + _validation_html(validation) + _table(summary))
-    sections.append(f"<h2>Leaderboard: {html.escape(config.game)}</h2>" + _table(leaderboard))
-    sections.append("<h2>Trials</h2>" + _table(trials, ["number", "state", "value", "games", "params"]))
+    sections.append("<h2>Validation</h2>" + _validation_html(view.validation) + _table(list(view.validation_summary)))
+    sections.append(f"<h2>Leaderboard: {html.escape(config.game)}</h2>" + _table(list(view.leaderboard)))
+    sections.append("<h2>Trials</h2>" + _table(trial_rows(view.trials),
+                                               ["number", "state", "value", "last intermediate", "games", "params"]))
+    return "\n".join(sections)
+
+
+def build_report(reference: str, out: str | Path, db_url: str | None = None) -> Report:
+    """Write the HTML report of a study (by name or study file) to ``out``.
+
+    Raises:
+        InvalidInput: the output's folder does not exist, there is no
+            database yet, or the study is not in it. Nothing is written then.
+    """
     path = Path(out)
-    path.write_text(PAGE.format(title=html.escape(f"Study {config.name}"), body="\n".join(sections)))
-    return path
+    if not path.parent.is_dir():
+        raise InvalidInput(f"--out {out}: folder {path.parent} does not exist")
+    view = study_view(reference, db_url)
+    path.write_text(PAGE.format(title=html.escape(f"Study {view.config.name}"), body=study_body(view)))
+    return Report(path, view)
+
+
+def write_report(reference: str, out: str | Path, db_url: str | None = None) -> Path:
+    """Write the HTML report of a study (by name or study file) to ``out``; returns the path written.
+
+    Raises:
+        InvalidInput: see ``build_report``.
+    """
+    return build_report(reference, out, db_url).path
+
+
+STUDIES_FORMAT = "harness.studies/1"
+
+
+def studies_document(db_url: str | None = None) -> dict[str, Any]:
+    """The studies recorded in the results database as the JSON document of ``harness studies --json``.
+
+    A study is listed once a trial or validation of it is recorded (its runs
+    name it); its trials come from Optuna's storage in the same database.
+
+    Raises:
+        InvalidInput: no results database yet.
+    """
+    from harness.db import open_database
+    url = tuning.database_url(db_url)
+    with open_database(url, create=False) as db:
+        names = db.study_names()
+        runs = db.run_summaries(kind="study")
+        tuned = {p.name: p for p in db.named_player_records()}
+    studies = []
+    for name in names:
+        try:
+            trials = tuning.study_trials(name, url)
+        except InvalidInput:  # runs of a study whose Optuna storage is elsewhere or gone
+            trials = []
+        own = [r for r in runs if r.run.study == name]
+        complete = [t for t in trials if t["state"] == "complete"]
+        best = max(complete, key=lambda t: t["value"], default=None)
+        count = {state: sum(t["state"] == state for t in trials) for state in ("complete", "pruned", "fail", "running")}
+        player = tuned.get(name)
+        studies.append({"name": name, "game": own[0].run.game if own else None, "trials": len(trials),
+                        "complete": count["complete"], "pruned": count["pruned"], "failed": count["fail"],
+                        "running": count["running"], "best_trial": None if best is None else best["number"],
+                        "best_value": None if best is None else best["value"],
+                        "best_params": None if best is None else best["params"],
+                        "games": sum(r.matches for r in own),
+                        "tuned_player": None if player is None else f"tuned:{name}",
+                        "tuned_spec": None if player is None else player.spec})
+    return {"format": STUDIES_FORMAT, "studies": studies}
 
 
 def _validation_html(validation: tuning.Validation | None) -> str:

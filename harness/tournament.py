@@ -29,7 +29,8 @@ from __future__ import annotations
 
 import itertools
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,6 +52,7 @@ __all__ = ["TournamentConfig", "TournamentReport", "plan", "play", "run_tourname
 GAUNTLET = "gauntlet"
 ROUND_ROBIN = "round-robin"
 CONFIG_VERSION = 1
+REPORT_FORMAT = "harness.tournament/1"
 
 
 @dataclass(frozen=True)
@@ -198,9 +200,29 @@ class TournamentReport:
         """True if the run stopped before its plan (or its SPRT) was finished."""
         return self.status == "interrupted"
 
+    @property
+    def games_per_second(self) -> float:
+        """Games this call added per second of play: the rate the progress bar shows too."""
+        return games_per_second(self.played, self.seconds)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The report as plain JSON data: the one line of ``harness tournament --json`` (docs/cluster.md)."""
+        data: dict[str, Any] = {
+            "format": REPORT_FORMAT, "run_id": self.run_id, "mode": self.config.mode, "game": self.config.game,
+            "players": list(self.config.players), "opponent": self.config.opponent, "status": self.status,
+            "planned": self.planned, "recorded": self.recorded, "played": self.played,
+            "duplicates": self.duplicates, "seconds": round(self.seconds, 3),
+            "games_per_s": round(self.games_per_second, 3), "workers_replaced": self.workers_replaced,
+            "sprt": None}
+        if self.sprt is not None:
+            data["sprt"] = {"elo0": self.sprt.config.elo0, "elo1": self.sprt.config.elo1,
+                            "llr": self.sprt.llr, "bounds": list(self.sprt.config.bounds),
+                            "decision": self.sprt.decision, "pentanomial": list(self.sprt.counts.counts)}
+        return data
+
     def summary(self) -> list[str]:
         """Lines for the user: what was played, the SPRT verdict and Elo, how to resume."""
-        rate = self.played / self.seconds if self.seconds > 0 else 0.0
+        rate = self.games_per_second
         lines = [f"run {self.run_id} ({self.config.mode}, {self.config.game}): {self.recorded}/"
                  f"{self.planned} games recorded, {self.played} played now in {self.seconds:.1f}s "
                  f"({rate:.1f} games/s)"
@@ -218,12 +240,20 @@ class TournamentReport:
         return lines
 
 
+def games_per_second(played: int, seconds: float) -> float:
+    """Games played per second of wall time: one formula for the bar and the summary."""
+    return played / seconds if seconds > 0 else 0.0
+
+
 class _RateColumn(ProgressColumn):
-    """Games per second over rich's recent window."""
+    """Games played by this call per second since the bar started (as the summary counts them)."""
 
     def render(self, task: Task) -> Text:
-        speed = task.finished_speed or task.speed
-        return Text("-- games/s" if speed is None else f"{speed:.1f} games/s")
+        elapsed = task.elapsed
+        if not elapsed:
+            return Text("-- games/s")
+        played = int(task.completed) - int(task.fields.get("resumed", 0))
+        return Text(f"{games_per_second(played, elapsed):.1f} games/s")
 
 
 def _progress(console: Console | None) -> Progress:
@@ -290,7 +320,7 @@ def play(database: Database, run_id: int, config: TournamentConfig, pool: Any, *
             started = time.perf_counter()
             with _progress(console) as progress:
                 task = progress.add_task(f"{config.mode} {config.game}", total=len(schedule),
-                                         completed=len(schedule) - len(todo))
+                                         completed=len(schedule) - len(todo), resumed=len(schedule) - len(todo))
                 for result in pool.run(todo, tag=tag):
                     if not database.record(run_id, result):
                         duplicates += 1  # a re-run batch: the key is already recorded
@@ -322,6 +352,25 @@ def play(database: Database, run_id: int, config: TournamentConfig, pool: Any, *
         workers_replaced=pool.stats.replaced - replaced_before)
 
 
+@contextmanager
+def _lookup(db_url: str | None) -> Iterator[Callable[[str], str]]:
+    """A resolver of ``tuned:<name>`` specs that opens an existing database only when one is asked for."""
+    opened: list[Database] = []
+
+    def resolve(spec: str) -> str:
+        if not spec.startswith("tuned:"):
+            return spec
+        if not opened:
+            opened.append(open_database(db_url, create=False))
+        return opened[0].resolve_spec(spec)
+
+    try:
+        yield resolve
+    finally:
+        for database in opened:
+            database.close()
+
+
 def run_tournament(game: str | None, players: Iterable[str] = (), opponent: str | None = None, *,
                    round_robin: bool = False, games: int | None = None, seed_start: int = 0,
                    opening_plies: int = 0, sprt: str | None = None, workers: int | None = None,
@@ -345,28 +394,30 @@ def run_tournament(game: str | None, players: Iterable[str] = (), opponent: str 
         InvalidInput: bad settings, an unknown run, or a run that is not a tournament.
         ClusterError, DatabaseError: the pool or the database failed.
     """
-    with open_database(db_url) as database:
-        if resume is not None:
-            given = list(players) or opponent or round_robin or games is not None or sprt
-            if given or run_name:
-                raise InvalidInput("--resume takes the plan from the run; give only GAME, --workers, "
-                                   "--address and --db with it")
+    if resume is not None:
+        given = list(players) or opponent or round_robin or games is not None or sprt
+        if given or run_name:
+            raise InvalidInput("--resume takes the plan from the run; give only GAME, --workers, "
+                               "--address and --db with it")
+        with open_database(db_url, create=False) as database:
             run = database.run(resume)
             if run is None or run.kind != "tournament":
-                raise InvalidInput(f"no tournament run {resume!r} in {database.masked_url}")
+                raise InvalidInput(f"no tournament run {resume!r} in {database.masked_url} "
+                                   "(harness runs --kind tournament lists them)")
             config = TournamentConfig.from_dict(run.config)
             if game is not None and load_game(game).spec != config.game:
                 raise InvalidInput(f"run {run.id} plays {config.game}, not {game}")
-            run_id = run.id
-            database.set_run_status(run_id, "running")
-        else:
-            if game is None:
-                raise InvalidInput("give GAME (or --resume RUN)")
-            if games is None:
-                raise InvalidInput("give --games N")
-            config = plan(game, players, opponent, round_robin=round_robin, games=games,
-                          seed_start=seed_start, opening_plies=opening_plies, sprt=sprt,
-                          resolve=database.resolve_spec)
-            run_id = database.start_run("tournament", config.game, config.to_dict(), name=run_name)
+            database.set_run_status(run.id, "running")
+            with open_pool(workers=workers, address=address) as pool:  # one local worker: in-process
+                return play(database, run.id, config, pool, console=console)
+    if game is None:
+        raise InvalidInput("give GAME (or --resume RUN)")
+    if games is None:
+        raise InvalidInput("give --games N")
+    with _lookup(db_url) as resolve:  # tuned:<name> needs the database; nothing else does
+        config = plan(game, players, opponent, round_robin=round_robin, games=games,
+                      seed_start=seed_start, opening_plies=opening_plies, sprt=sprt, resolve=resolve)
+    with open_database(db_url) as database:  # only now, with the input checked: bad input creates nothing
+        run_id = database.start_run("tournament", config.game, config.to_dict(), name=run_name)
         with open_pool(workers=workers, address=address) as pool:  # one local worker: in-process
             return play(database, run_id, config, pool, console=console)

@@ -112,3 +112,32 @@ def test_play_resolves_a_tuned_player_from_the_results_database(capsys, tmp_path
     assert json.loads(out)["player"] == "alphabeta:depth=2"
     code, _, err = run(capsys, "play", "totality", "--player", "tuned:nobody", "--db", url)
     assert code == 2 and err.count("\n") == 1 and "tuned:champion" in err
+
+
+def test_play_games_record_stores_a_run_that_show_and_leaderboard_see(tmp_path, capsys):
+    url = f"sqlite:///{tmp_path / 'played.db'}"
+    code, out, err = run(capsys, "play", "ravenward", "--player", "greedy", "--opponent", "random", "--seed", "5",
+                         "--games", "3", "--record", "--run-name", "warmup", "--db", url)
+    assert code == 0 and err == ""
+    lines = out.splitlines()
+    assert [line.split("seed ")[1].split(":")[0] for line in lines[:3]] == ["5", "6", "7"]
+    assert lines[3].startswith("3 games: ") and lines[4].startswith("recorded as run 1: harness show ")
+    code, out, _ = run(capsys, "runs", "--json", "--db", url)
+    (recorded,) = json.loads(out)["runs"]
+    assert (recorded["kind"], recorded["name"], recorded["status"], recorded["matches"], recorded["planned"]) == (
+        "play", "warmup", "done", 3, 3)
+    code, out, _ = run(capsys, "leaderboard", "ravenward", "--run", "warmup", "--json", "--db", url)
+    (row,) = json.loads(out)["rows"]
+    assert (row["player"], row["games"]) == ("greedy", 3)
+    match_id = lines[4].split("harness show ")[1].split(";")[0]
+    code, out, _ = run(capsys, "show", match_id, "--db", url)
+    assert code == 0 and "greedy vs random, seed 5" in out
+
+
+def test_play_without_record_writes_nothing_and_bad_input_creates_nothing(tmp_path, capsys):
+    path = tmp_path / "none.db"
+    code, out, _ = run(capsys, "play", "totality", "--player", "random", "--opponent", "random", "--games", "2",
+                       "--json", "--db", f"sqlite:///{path}")
+    assert code == 0 and len(out.splitlines()) == 2 and not path.exists()
+    code, _, err = run(capsys, "play", "totality", "--player", "nonsense", "--record", "--db", f"sqlite:///{path}")
+    assert code == 2 and "unknown player kind" in err and not path.exists()

@@ -18,6 +18,9 @@ OWNERS = {
     "sqlalchemy": ("harness/db/",),
     "alembic": ("harness/db/",),
     "httpx": ("harness/live/",),
+    "starlette": ("harness/web/",),
+    "uvicorn": ("harness/web/",),
+    "selenium": (),  # the browser test's alone: never in the package
 }
 
 # module prefix -> project packages it may import

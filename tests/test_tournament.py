@@ -7,6 +7,7 @@ beside it.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 from collections import Counter
@@ -185,3 +186,43 @@ def test_cli_runs_a_gauntlet_prints_the_leaderboard_and_resumes_by_name(tmp_path
                  "--games", "2", "--workers", "1", "--db", db]) == 0
     out = capsys.readouterr().out
     assert "Bradley-Terry Elo" in out and "2/2 games recorded" in out  # a round-robin also rates
+
+
+def test_cli_bad_input_creates_no_database_file(tmp_path, capsys):
+    path = tmp_path / "never.db"
+    db = f"sqlite:///{path}"
+    assert main(["tournament", GAME, "--player", "nonsense", "--opponent", "gbot", "--games", "2", "--db", db]) == 2
+    assert main(["tournament", GAME, "--player", "tuned:missing", "--opponent", "gbot", "--games", "2",
+                 "--db", db]) == 2
+    assert main(["tournament", "--resume", "3", "--db", db]) == 2
+    assert not path.exists()
+    assert len(capsys.readouterr().err.strip().splitlines()) == 3
+
+
+def test_cli_json_and_quiet_print_one_summary_line_and_no_progress(tmp_path, capsys, pool):
+    db = f"sqlite:///{tmp_path / 'cli.db'}"
+    code = main(["tournament", GAME, "--player", "greedy", "--opponent", "random", "--games", "3", "--workers", "1",
+                 "--json", "--quiet", "--db", db])
+    out, err = capsys.readouterr()
+    assert code == 0 and err == ""
+    (line,) = out.splitlines()
+    summary = json.loads(line)
+    assert summary["format"] == "harness.tournament/1" and summary["status"] == "done"
+    assert (summary["planned"], summary["recorded"], summary["played"]) == (3, 3, 3)
+    assert summary["games_per_s"] == pytest.approx(summary["played"] / summary["seconds"], rel=0.01)
+    with open_database(db) as database:
+        assert database.count_matches(summary["run_id"]) == 3
+
+
+def test_the_bar_and_the_summary_compute_the_rate_the_same_way():
+    from rich.progress import Progress
+
+    from harness.tournament import _RateColumn, games_per_second
+    with Progress(disable=True) as progress:
+        task_id = progress.add_task("t", total=10, completed=4, resumed=4)
+        progress.advance(task_id, 3)
+        progress.stop_task(task_id)  # a fixed elapsed time for both computations
+        task = progress.tasks[0]
+        shown = _RateColumn().render(task).plain
+    assert shown == f"{games_per_second(3, task.elapsed):.1f} games/s"
+    assert games_per_second(0, 0.0) == 0.0

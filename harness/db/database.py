@@ -39,7 +39,8 @@ from sqlalchemy.orm import Session, sessionmaker
 from harness import __version__
 from harness.db import queries, schema
 from harness.db.models import LiveGameRow, MatchRow, NamedPlayerRow, PlayerRow, RunMatchRow, RunRow
-from harness.db.records import RUN_KINDS, RUN_STATUSES, LeaderboardRow, LiveGameRecord, MatchRecord, RunRecord
+from harness.db.records import (RUN_KINDS, RUN_STATUSES, LeaderboardRow, LiveGameRecord, MatchRecord,
+                                NamedPlayerRecord, RunRecord, RunSummary)
 from harness.db.specs import canonical_game, game_condition, game_parts, spec_hash, spec_parts
 from harness.errors import DatabaseError, HarnessError, InvalidInput, SpecError
 from harness.match import MatchResult
@@ -264,6 +265,47 @@ class Database:
                 query = query.where(RunRow.kind == kind)
             return [_run_record(row) for row in session.scalars(query)]
 
+    def run_summaries(self, kind: str | None = None, game: str | None = None,
+                      run: int | str | None = None) -> list[RunSummary]:
+        """Every run (of one kind, of one game's configurations, or one run) with its match counts, oldest first.
+
+        Args:
+            kind: only runs of this kind.
+            game: a game name (every configuration) or a spec with options (that one).
+            run: only this run (id or name).
+
+        Raises:
+            InvalidInput: an unknown kind, game or run.
+        """
+        if kind is not None and kind not in RUN_KINDS:
+            raise InvalidInput(f"unknown run kind {kind!r}; valid kinds: {', '.join(RUN_KINDS)}")
+        counts = (select(RunMatchRow.run_id, func.count(MatchRow.id).label("matches"),
+                         func.avg(MatchRow.score).label("mean"), func.min(MatchRow.recorded).label("first"),
+                         func.max(MatchRow.recorded).label("last"))
+                  .join(MatchRow, MatchRow.id == RunMatchRow.match_id)
+                  .group_by(RunMatchRow.run_id).subquery())
+        query = (select(RunRow, counts.c.matches, counts.c.mean, counts.c.first, counts.c.last)
+                 .outerjoin(counts, counts.c.run_id == RunRow.id).order_by(RunRow.id))
+        if kind is not None:
+            query = query.where(RunRow.kind == kind)
+        if run is not None:
+            query = query.where(RunRow.id == self.run_id(run))
+        if game is not None:
+            name = game_parts(game)[0]
+            wanted = canonical_game(game) if ":" in game else None
+        with self.session() as session:
+            rows = session.execute(query).all()
+        summaries = []
+        for row, matches, mean, first, last in rows:
+            if game is not None:
+                played = canonical_game(row.game)
+                if game_parts(played)[0] != name or (wanted is not None and played != wanted):
+                    continue
+            record = _run_record(row)
+            summaries.append(RunSummary(record, int(matches or 0), planned_matches(record),
+                                        None if mean is None else float(mean), _utc(first), _utc(last)))
+        return summaries
+
     def run_id(self, run: int | str) -> int:
         """The id of a run given by id or name.
 
@@ -273,7 +315,7 @@ class Database:
         record = self.run(run)
         if record is None:
             raise InvalidInput(f"no run {run!r} in {self.masked_url}; give a run id or name "
-                               "(see harness export or the tournament's output)")
+                               "(harness runs lists them)")
         return record.id
 
     def set_run_status(self, run_id: int, status: str) -> None:
@@ -487,6 +529,18 @@ class Database:
             rows = session.execute(select(NamedPlayerRow.name, NamedPlayerRow.spec).order_by(NamedPlayerRow.name))
             return {name: spec for name, spec in rows}
 
+    def named_player_records(self) -> list[NamedPlayerRecord]:
+        """Every stored ``tuned:`` alias with its spec, game, note and time, sorted by name."""
+        with self.session() as session:
+            rows = session.scalars(select(NamedPlayerRow).order_by(NamedPlayerRow.name))
+            return [NamedPlayerRecord(row.name, row.spec, row.game, row.note, _utc(row.created)) for row in rows]
+
+    def study_names(self) -> list[str]:
+        """The studies whose trials or validations are recorded here (runs with a study), sorted."""
+        with self.session() as session:
+            return list(session.scalars(select(RunRow.study).where(RunRow.study.is_not(None))
+                                        .distinct().order_by(RunRow.study)))
+
     def resolve_spec(self, spec: str) -> str:
         """Resolve a ``tuned:<name>`` alias to its stored spec; any other spec is returned unchanged.
 
@@ -498,8 +552,8 @@ class Database:
         name = spec[len(ALIAS_PREFIX):]
         stored = self.named_player(name)
         if stored is None:
-            known = ", ".join(ALIAS_PREFIX + n for n in self.named_players()) or "none yet (run harness tune)"
-            raise SpecError(f"unknown tuned player {spec!r}; known: {known}")
+            known = ", ".join(ALIAS_PREFIX + n for n in self.named_players()) or "none yet (harness tune makes them)"
+            raise SpecError(f"unknown tuned player {spec!r}; known: {known} (harness players lists them)")
         return stored
 
     # -- live games -------------------------------------------------------------------------
@@ -539,18 +593,42 @@ class Database:
             return [_live_record(row) for row in rows]
 
 
-def open_database(url: str | URL | None = None) -> Database:
+def database_exists(url: str | URL | None = None) -> bool:
+    """False only for a SQLite file that is not there yet (opening it would create it).
+
+    A server database (PostgreSQL) is taken to exist: connecting says otherwise.
+    """
+    text = default_url() if url is None else url
+    try:
+        parsed = make_url(text)
+    except ArgumentError:
+        return True  # open_database reports the malformed URL
+    if parsed.get_backend_name() != "sqlite":
+        return True
+    path = parsed.database or ""
+    if path in ("", ":memory:") or path.startswith("file:"):
+        return True
+    return os.path.exists(path)
+
+
+def open_database(url: str | URL | None = None, create: bool = True) -> Database:
     """Open the results database and bring its schema to the newest migration.
 
     Args:
         url: any SQLAlchemy URL; None means ``$HARNESS_DB`` or
             ``sqlite:///harness.db`` in the working directory.
+        create: create a SQLite file that is not there yet; False for
+            commands that only read, so a mistyped path creates nothing.
 
     Raises:
-        InvalidInput: the URL is malformed or names an unknown driver.
+        InvalidInput: the URL is malformed or names an unknown driver, or
+            (``create=False``) the SQLite file does not exist.
         DatabaseError: the database cannot be reached or migrated.
     """
     text = default_url() if url is None else url
+    if not create and not database_exists(text):
+        raise InvalidInput(f"no results database at {mask_url(text)} yet; give --db URL (or HARNESS_DB), "
+                           "or record matches first (harness tournament, harness play --record)")
     try:
         database = Database(text)
     except ArgumentError:
@@ -621,6 +699,27 @@ def _utc(moment: datetime | None) -> datetime | None:
     if moment is None or moment.tzinfo is not None:
         return moment
     return moment.replace(tzinfo=timezone.utc)
+
+
+def planned_matches(run: RunRecord) -> int | None:
+    """How many matches a run's plan holds, from its config (None when it does not say).
+
+    A tournament plays ``games`` per gauntlet player or per round-robin pair;
+    ``play --record`` and live sessions store their ``games``; a tuning
+    trial's budget lives in its study, not its run.
+    """
+    config = run.config if isinstance(run.config, dict) else {}
+    try:
+        if run.kind == "tournament":
+            players, games = len(config["players"]), int(config["games"])
+            if config.get("opponent") is not None:
+                return games * players
+            return games * players * (players - 1) // 2
+        if run.kind in ("play", "live"):
+            return int(config["games"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    return None
 
 
 def _run_record(row: RunRow) -> RunRecord:

@@ -13,6 +13,7 @@ import json
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from harness.db.queries import check_run_game
 from harness.db.records import MatchRecord
 from harness.db.specs import explicit_game
 from harness.match import replay_lines
@@ -53,9 +54,12 @@ def export_lines(database: Database, game: str | None = None, run: int | str | N
         run: a run id or name.
 
     Raises:
-        InvalidInput: an unknown game or run.
+        InvalidInput: an unknown game or run, or a run of another game.
     """
-    run_id = None if run is None else database.run_id(run)
+    if run is None:
+        run_id = None
+    else:
+        run_id = database.run_id(run) if game is None else check_run_game(database, run, game, pool_configurations=True)
     for record in database.iter_matches(run_id=run_id, game=game, pool_configurations=True):
         yield json.dumps(export_line(record), separators=(",", ":"))
 

@@ -20,7 +20,8 @@ from harness.db.models import MatchRow, NamedPlayerRow, PlayerRow, RunMatchRow
 from harness.db.records import RANKINGS, LeaderboardRow
 from harness.db.specs import canonical_game, game_condition, game_parts, spec_hash
 from harness.errors import InvalidInput
-from harness.ratings import Ratings, interval_from_moments, rate_matches
+from harness.games import load as load_game
+from harness.ratings import Ratings, bounded_interval_from_moments, rate_matches
 
 if TYPE_CHECKING:
     from harness.db.database import Database
@@ -46,6 +47,10 @@ def canonical_player(database: Database, spec: str) -> str:
 def leaderboard(database: Database, game: str, opponent: str | None = None, run: int | str | None = None,
                 by: str = "mean", confidence: float = 0.95) -> list[LeaderboardRow]:
     """Per player configuration: games, W/D/L, mean score with interval, best, worst, mismatches.
+
+    The interval of each mean lies within the game's score bounds
+    (``Rules.score_bounds``): Wilson for a score that only takes its two
+    bounds, else Student t clipped to the bounds (``harness.ratings``).
 
     Args:
         database: the results database.
@@ -73,15 +78,14 @@ def leaderboard(database: Database, game: str, opponent: str | None = None, run:
              .join(PlayerRow, PlayerRow.id == MatchRow.player_id)
              .where(MatchRow.game == canonical_game(game))
              .group_by(PlayerRow.spec))
-    query = _filter(database, query, opponent, run)
+    query = _filter(database, query, opponent, run, game)
     with database.session() as session:
         aggregates = session.execute(query).all()
         aliases = _aliases(session)
+    bounds = load_game(game).score_bounds()
     rows = []
     for spec, games, wins, draws, losses, total, squares, best, worst, mismatches in aggregates:
-        mean = total / games
-        variance = (squares - games * mean * mean) / (games - 1) if games > 1 else 0.0
-        mean, low, high = interval_from_moments(games, mean, max(variance, 0.0), confidence)
+        mean, low, high = bounded_interval_from_moments(games, float(total), float(squares), bounds, confidence)
         rows.append(dict(player=spec, alias=aliases.get(spec), games=games, wins=int(wins), draws=int(draws),
                          losses=int(losses), mean=mean, low=low, high=high, best=float(best), worst=float(worst),
                          mismatches=int(mismatches)))
@@ -105,7 +109,7 @@ def ratings(database: Database, game: str, run: int | str | None = None, confide
              .join(PlayerRow, PlayerRow.id == MatchRow.player_id)
              .join(opponent, opponent.c.id == MatchRow.opponent_id))
     query = query.where(game_condition(game, pool_configurations=True))
-    query = _filter(database, query, None, run)
+    query = _filter(database, query, None, run, game, pool_configurations=True)
     with database.session() as session:
         games = [tuple(row) for row in session.execute(query)]
     if anchor is not None:
@@ -113,7 +117,39 @@ def ratings(database: Database, game: str, run: int | str | None = None, confide
     return rate_matches(games, confidence=confidence, anchor=anchor)
 
 
-def _filter(database: Database, query: Any, opponent: str | None, run: int | str | None) -> Any:
+def check_run_game(database: Database, run: int | str, game: str, pool_configurations: bool = False) -> int:
+    """The run's id, after checking that it played ``game`` (its configuration, or any with pooling).
+
+    Raises:
+        InvalidInput: no such run, or a run of another game or configuration.
+    """
+    record = database.run(run)
+    if record is None:
+        database.run_id(run)  # raises the message naming harness runs
+    assert record is not None
+    played = canonical_game(record.game)
+    if pool_configurations and ":" not in game:
+        wanted, same = game_parts(game)[0], game_parts(played)[0] == game_parts(game)[0]
+    else:
+        wanted = canonical_game(game)
+        same = played == wanted
+    if not same:
+        raise InvalidInput(f"run {record.id} is a {played} run, not {wanted}; "
+                           "harness runs lists every run with its game")
+    return record.id
+
+
+def empty_message(game: str | None, opponent: str | None = None, run: int | str | None = None) -> str:
+    """The one line saying that nothing matches a query (instead of an empty table)."""
+    where = "".join([f" against {opponent}" if opponent else "", f" in run {run}" if run is not None else ""])
+    return (f"no {game + ' ' if game else ''}matches recorded{where} yet; harness runs lists what is recorded, "
+            "harness tournament and harness play --record add matches")
+
+
+def _filter(database: Database, query: Any, opponent: str | None, run: int | str | None,
+            game: str | None = None, pool_configurations: bool = False) -> Any:
+    if run is not None and game is not None:
+        run = check_run_game(database, run, game, pool_configurations)
     if opponent is not None:
         opponent_ids = select(PlayerRow.id).where(PlayerRow.hash == spec_hash(canonical_player(database, opponent)))
         query = query.where(MatchRow.opponent_id.in_(opponent_ids.scalar_subquery()))
@@ -180,3 +216,54 @@ def ratings_document(database: Database, game: str, run: int | str | None = None
                      "low": r.low, "high": r.high, "games": r.games, "points": r.points}
                     for rank, r in enumerate(table.ratings, 1)],
     }
+
+
+RUNS_FORMAT = "harness.runs/1"
+PLAYERS_FORMAT = "harness.players/1"
+
+
+def run_summary_data(summary: Any) -> dict[str, Any]:
+    """One run of ``harness runs --json``: the run, its progress and its mean score (docs/db.md)."""
+    run = summary.run
+    rate = summary.rate
+    return {"id": run.id, "name": run.name, "kind": run.kind, "game": run.game, "status": run.status,
+            "started": run.started.isoformat(), "ended": None if run.ended is None else run.ended.isoformat(),
+            "matches": summary.matches, "planned": summary.planned,
+            "mean_score": None if summary.mean_score is None else json_number(summary.mean_score),
+            "games_per_s": None if rate is None else round(rate, 3), "study": run.study, "trial": run.trial,
+            "host": run.host, "version": run.version, "config": run.config}
+
+
+def runs_document(database: Database, kind: str | None = None, game: str | None = None,
+                  run: int | str | None = None) -> dict[str, Any]:
+    """The runs as the stable JSON document of ``harness runs --json`` (docs/db.md)."""
+    summaries = database.run_summaries(kind=kind, game=game, run=run)
+    return {"format": RUNS_FORMAT, "kind": kind, "game": game,
+            "runs": [run_summary_data(summary) for summary in summaries]}
+
+
+def players_document(database: Database) -> dict[str, Any]:
+    """The named players as the stable JSON document of ``harness players --json`` (docs/db.md).
+
+    One key per section (``tuned`` today), so other kinds of named players
+    can be added beside it without changing what a key means.
+    """
+    tuned = [{"name": f"tuned:{p.name}", "spec": p.spec, "game": p.game, "note": p.note,
+              "created": None if p.created is None else p.created.isoformat()}
+             for p in database.named_player_records()]
+    return {"format": PLAYERS_FORMAT, "tuned": tuned}
+
+
+def game_counts(database: Database) -> dict[str, int]:
+    """Recorded matches per game configuration (canonical spec), sorted by spec."""
+    with database.session() as session:
+        rows = session.execute(select(MatchRow.game, func.count(MatchRow.id)).group_by(MatchRow.game)).all()
+    return {game: int(count) for game, count in sorted(rows)}
+
+
+def opponents(database: Database, game: str) -> list[str]:
+    """The opponents that played a game configuration, as canonical specs, sorted."""
+    query = (select(PlayerRow.spec).join(MatchRow, MatchRow.opponent_id == PlayerRow.id)
+             .where(MatchRow.game == canonical_game(game)).distinct())
+    with database.session() as session:
+        return sorted(session.scalars(query))

@@ -8,7 +8,7 @@ from typing import Any
 
 from harness.match import MatchResult
 
-RUN_KINDS = ("tournament", "study", "live")
+RUN_KINDS = ("tournament", "study", "live", "play")
 RUN_STATUSES = ("running", "done", "interrupted", "failed")
 RANKINGS = ("mean", "lcb")
 
@@ -29,6 +29,37 @@ class RunRecord:
     trial: int | None
     host: str = ""
     version: str = ""
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """A run with what it holds: matches recorded (of how many planned), their mean score, when."""
+
+    run: RunRecord
+    matches: int
+    planned: int | None        # matches the run's plan holds; None when the run does not say
+    mean_score: float | None   # over its recorded matches; None when there are none
+    first_recorded: datetime | None
+    last_recorded: datetime | None
+
+    @property
+    def rate(self) -> float | None:
+        """Matches per second between the run's start and its last recorded match (None before one)."""
+        if self.last_recorded is None or self.matches == 0:
+            return None
+        seconds = (self.last_recorded - self.run.started).total_seconds()
+        return self.matches / seconds if seconds > 0 else None
+
+
+@dataclass(frozen=True)
+class NamedPlayerRecord:
+    """A ``tuned:<name>`` alias as stored: the spec it names, its game and where it came from."""
+
+    name: str
+    spec: str
+    game: str
+    note: str
+    created: datetime | None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -54,8 +85,9 @@ class MatchRecord(MatchResult):
 class LeaderboardRow:
     """One player configuration's results in a leaderboard.
 
-    ``low``/``high`` bound the mean score with 95% confidence (Student t);
-    with a single game they are infinite. ``mismatches`` counts live games
+    ``low``/``high`` bound the mean score with 95% confidence, always within
+    the game's score bounds (with a single game they are the bounds);
+    see ``harness.ratings.bounded_interval_from_moments``. ``mismatches`` counts live games
     whose server score differs from the locally computed score.
     """
 

@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterator
 
+from harness.console import output_console
 from harness.errors import HarnessError, InvalidInput, LiveError
 from harness.games import load as load_game
 from harness.live.gameboard import DEFAULT_BASE_URL
@@ -373,7 +374,7 @@ def progress_display() -> Iterator[Progress]:
     """A rich progress display fed by stored checkpoints: one line per game, its steps and status."""
     from rich.progress import Progress as RichProgress, SpinnerColumn, TextColumn, TimeElapsedColumn
     with RichProgress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
-                      transient=False) as bar:
+                      console=output_console(stderr=True), transient=False) as bar:  # progress on stderr, results on stdout
         tasks: dict[str, Any] = {}
 
         def update(checkpoint: Checkpoint) -> None:
@@ -393,7 +394,6 @@ def progress_display() -> Iterator[Progress]:
 
 def print_summary(summary: LiveSummary) -> None:
     """One table of the run's games, then the score mismatches and the games to resume."""
-    from rich.console import Console
     from rich.table import Table
     table = Table(title=f"live run {summary.run_id}")
     for column in ("game id", "seed", "status", "outcome", "reason", "score", "server", "check"):
@@ -408,7 +408,7 @@ def print_summary(summary: LiveSummary) -> None:
                       f"{result.score:g}" if result else "-",
                       "-" if result is None or result.server_score is None else f"{result.server_score:g}",
                       check)
-    console = Console()
+    console = output_console()
     console.print(table)
     results = summary.results
     if results:

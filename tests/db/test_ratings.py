@@ -109,3 +109,53 @@ def test_self_play_is_left_out_and_bad_input_is_refused():
         rate_matches([("a", "b", "victory")])
     with pytest.raises(InvalidInput, match="anchor"):
         bradley_terry([("a", "b", 1.0), ("b", "a", 1.0)], anchor="z")
+
+
+def test_a_rate_at_its_bounds_gets_the_wilson_interval_inside_them():
+    from harness.ratings import bounded_mean_interval, wilson_interval
+    mean, low, high = bounded_mean_interval([1.0] * 20, (0.0, 1.0))  # 20 wins of 20
+    assert (mean, high) == (1.0, 1.0) and low == pytest.approx(0.8389, abs=1e-4)  # Wilson, z = 1.96 (tables)
+    mean, low, high = bounded_mean_interval([0.0] * 19 + [1.0], (0.0, 1.0))
+    assert mean == 0.05 and (low, high) == pytest.approx(wilson_interval(1, 20))
+    assert (low, high) == pytest.approx((0.0089, 0.2361), abs=1e-4)  # Wilson's 1 of 20 (tables)
+    # a plain t interval would cross 1 here: [0.845, 1.055]
+    mean, low, high = bounded_mean_interval([1.0] * 19 + [0.0], (0.0, 1.0))
+    assert 0.0 < low < mean < high < 1.0
+
+
+def test_a_bounded_score_gets_the_t_interval_clipped_to_its_bounds():
+    from harness.ratings import bounded_mean_interval
+    near_zero = [0.0, 0.0, 0.0, 0.0, 3.0, 0.0, 0.0, 6.0]  # t interval [-1.0, 3.3]: cannot be negative
+    _, t_low, t_high = mean_interval(near_zero)
+    mean, low, high = bounded_mean_interval(near_zero, (0.0, 228.0))
+    assert t_low < 0.0 and (low, high) == (0.0, pytest.approx(t_high))
+    inside = [100.0, 120.0, 90.0, 110.0]
+    assert bounded_mean_interval(inside, (0.0, 228.0)) == pytest.approx(mean_interval(inside))
+    assert bounded_mean_interval([228.0, 228.0, 200.0], (0.0, 228.0))[2] == 228.0
+
+
+def test_one_game_gives_the_whole_range_and_bad_bounds_are_rejected():
+    from harness.ratings import bounded_mean_interval
+    assert bounded_mean_interval([42.0], (0.0, 420.0)) == (42.0, 0.0, 420.0)
+    with pytest.raises(InvalidInput):
+        bounded_mean_interval([1.0, 2.0], (5.0, 5.0))
+    with pytest.raises(InvalidInput):
+        bounded_mean_interval([], (0.0, 1.0))
+
+
+def test_leaderboard_intervals_stay_inside_each_games_score_bounds(db, make_result):
+    from harness.games import load as load_game
+    run_id = db.start_run("tournament", "xiangqi", {})
+    for seed in range(20):  # 19 wins and a loss: rank-1 score 1 or 0
+        db.record(run_id, make_result("greedy", "random", seed, game="xiangqi", score=0.0 if seed == 7 else 1.0))
+        db.record(run_id, make_result("random", "greedy", seed, game="xiangqi", score=1.0))
+    for seed in range(3):  # a Ravenward player that almost never scores
+        db.record(run_id, make_result("random", "gbot", seed, game="ravenward", score=3.0 if seed == 0 else 0.0))
+    for game in ("xiangqi", "ravenward"):
+        lowest, highest = load_game(game).score_bounds()
+        for row in db.leaderboard(game):
+            assert lowest <= row.low <= row.mean <= row.high <= highest, (game, row)
+    perfect = next(row for row in db.leaderboard("xiangqi") if row.player == "random")
+    assert perfect.high == 1.0 and perfect.low == pytest.approx(0.8389, abs=1e-4)
+    (raven,) = db.leaderboard("ravenward")
+    assert raven.low == 0.0
