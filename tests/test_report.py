@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import optuna
-
 from harness.cli import main
 from harness.report import trial_rows
 from harness.tuning import open_study, parse_study_file
@@ -25,8 +23,8 @@ def test_a_study_without_a_complete_trial_is_reported_with_one_line(tmp_path, ca
     trial = study.ask()
     for step, value in ((0, 40.0), (1, 12.5)):
         trial.report(value, step)
-    trial.set_user_attr("games", 2)
-    study.tell(trial, state=optuna.trial.TrialState.PRUNED)
+    trial.set_attr("games", 2)
+    study.tell_pruned(trial)
     out_file = tmp_path / "report.html"
     assert main(["report", "unfinished", "--out", str(out_file), "--db", url]) == 0
     lines = capsys.readouterr().out.splitlines()

@@ -209,7 +209,8 @@ def test_cli_json_and_quiet_print_one_summary_line_and_no_progress(tmp_path, cap
     summary = json.loads(line)
     assert summary["format"] == "harness.tournament/1" and summary["status"] == "done"
     assert (summary["planned"], summary["recorded"], summary["played"]) == (3, 3, 3)
-    assert summary["games_per_s"] == pytest.approx(summary["played"] / summary["seconds"], rel=0.01)
+    # the same formula as the bar's; seconds is rounded to the millisecond in the summary
+    assert summary["games_per_s"] == pytest.approx(summary["played"] / summary["seconds"], rel=0.05)
     with open_database(db) as database:
         assert database.count_matches(summary["run_id"]) == 3
 

@@ -23,6 +23,14 @@ def game_value(result: MatchResult, objective: str) -> float:
     return float(result.score)
 
 
+def value_bounds(game: str, objective: str) -> tuple[float, float]:
+    """The range a per-game value can take: the game's score bounds, or 0..1 for a rate."""
+    if objective in ("rank1_rate", "win_rate"):
+        return 0.0, 1.0
+    from harness.games import load as load_game
+    return load_game(game).score_bounds()
+
+
 def objective_value(values: Sequence[float], objective: str) -> float:
     """The objective over per-game values: their mean, or for ``lcb`` the 95% interval's lower end."""
     if objective == "lcb":

@@ -15,7 +15,7 @@ from typing import Any
 
 from harness.errors import InvalidInput
 from harness.tuning.events import OnEvent, ValidationProgress, ignore
-from harness.tuning.objectives import game_value
+from harness.tuning.objectives import game_value, value_bounds
 from harness.tuning.stored import database_url, load_stored_study, study_reference
 from harness.tuning.studyfile import StudyFile
 
@@ -64,9 +64,12 @@ class Validation:
         return "not distinguishable"
 
 
-def _interval(values: Sequence[float]) -> Interval:
-    from harness.ratings import mean_interval
-    return Interval(*(float(v) for v in mean_interval(list(values))))
+def _interval(values: Sequence[float], bounds: tuple[float, float] | None = None) -> Interval:
+    """A mean's interval; inside ``bounds`` when the values are bounded (docs/db.md: the method)."""
+    from harness.ratings import bounded_mean_interval, mean_interval
+    if bounds is None:
+        return Interval(*(float(v) for v in mean_interval(list(values))))
+    return Interval(*(float(v) for v in bounded_mean_interval(list(values), bounds)))
 
 
 def _recorded_values(config: StudyFile, db: Any, runs: dict[str, tuple[str, int]]) -> dict[str, dict[int, float]]:
@@ -147,13 +150,14 @@ def _validation(config: StudyFile, db: Any, url: str, play: Any = None) -> tuple
         played = play(runs, values)
     values.setdefault("tuned", values["defaults"])
     seeds = list(config.validation_seeds)
+    bounds = value_bounds(config.game, config.objective)
     defaults = [values["defaults"][s] for s in seeds]
     tuned = [values["tuned"][s] for s in seeds]
     return Validation(
         study=config.name, game=config.game, opponent=opponent, objective=config.objective,
         best_trial=best.number, defaults_spec=defaults_spec, tuned_spec=tuned_spec, games=len(seeds),
-        defaults=_interval(defaults), tuned=_interval(tuned),
-        difference=_interval([t - d for t, d in zip(tuned, defaults)]),
+        defaults=_interval(defaults, bounds), tuned=_interval(tuned, bounds),
+        difference=_interval([t - d for t, d in zip(tuned, defaults)]),  # paired: its own t interval
         named_player=f"tuned:{config.name}"), played
 
 

@@ -147,3 +147,14 @@ def test_the_heartbeat_thread_keeps_a_trial_alive_through_a_batch_longer_than_th
     other_driver.fail_stale()
     assert other_driver.numbers("fail") == [trial.number]
     assert other_driver.counts()["waiting"] == 1
+
+
+def test_validation_means_of_bounded_values_stay_inside_the_bounds():
+    from harness.tuning.objectives import value_bounds
+    from harness.tuning.validation import _interval
+    assert value_bounds("totality", "win_rate") == (0.0, 1.0)
+    low, high = value_bounds("totality", "mean_score")
+    near_top = _interval([1.0] * 9 + [0.0], (0.0, 1.0))
+    assert 0.0 <= near_top.low <= near_top.mean <= near_top.high <= 1.0
+    near_floor = _interval([low] * 8 + [low + 10.0, low + 20.0], (low, high))
+    assert low <= near_floor.low and near_floor.high <= high

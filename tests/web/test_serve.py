@@ -50,7 +50,7 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> str:
     from harness.tuning import parse_study_file, tune
     from tests.tuning_studies import tiny_study
     with ray_session(num_cpus=2), Pool(workers=2) as pool:
-        tune(parse_study_file(tiny_study("web", trials=3)), db_url=url, pool=pool, progress=False)
+        tune(parse_study_file(tiny_study("web", trials=3)), db_url=url, pool=pool)
     return url
 
 
