@@ -220,6 +220,11 @@ class _MatchWorker:
     def call(self, fn: Callable[[Any], Any], item: Any) -> Any:
         return fn(item)
 
+    def close(self) -> None:
+        """Release what players keep between matches (idle engine processes) before the actor ends."""
+        import players
+        players.shutdown()
+
 
 class _TokenBucket:
     """Hands out time slots at ``rate`` per second, bursts of up to ``burst`` at once.
@@ -436,6 +441,7 @@ class Pool:
         """Stop the workers, drop work in flight, and end the Ray session if the pool started it."""
         if not self._started:
             return
+        _close_workers([w.handle for w in self._workers])
         for handle in [w.handle for w in self._workers] + self._helpers:
             try:
                 ray.kill(handle)
@@ -703,6 +709,14 @@ class Pool:
         if isinstance(cause, HarnessError):
             return cause
         return ClusterError(f"a worker failed: {_one_line(cause or error)}")
+
+
+def _close_workers(handles: list[Any], timeout_s: float = 10.0) -> None:
+    """Ask live workers to release their players' processes before they are killed (best effort)."""
+    try:
+        ray.get([handle.close.remote() for handle in handles], timeout=timeout_s)
+    except Exception:  # noqa: BLE001 - a dead or stuck worker is killed next anyway
+        pass
 
 
 def _one_line(error: BaseException) -> str:

@@ -107,9 +107,12 @@ def play_match(spec: MatchSpec) -> MatchResult:
         env.opponent.close()
     state = env.state
     score = rules.score(state) if error is None else 0.0
+    # The game's counters, then the players' own figures (a UCI engine's nodes) by seat.
+    counters = (rules.counters(state) | {f"player_{k}": v for k, v in player.stats().items()}
+                | {f"opponent_{k}": v for k, v in env.opponent.stats().items()})
     return MatchResult(
         game=rules.spec, player=player.spec, opponent=env.opponent.spec, seed=spec.seed,
-        outcome=outcome[0], reason=outcome[1], score=score, counters=rules.counters(state),
+        outcome=outcome[0], reason=outcome[1], score=score, counters=counters,
         actions=list(env.actions), plies=len(env.actions),
         duration_s=time.perf_counter() - started, player_s=player_s,
         opponent_s=env.opponent_seconds, key=match_key(spec), opening_plies=spec.opening_plies,
