@@ -40,11 +40,16 @@ def engine_environment(environ: Mapping[str, str] | None = None) -> dict[str, st
     return {key: value for key, value in source.items() if key in ENVIRONMENT or key.startswith("LC_")}
 
 
+def find_program(program: str) -> str | None:
+    """The path of a program on ``PATH`` or in ``EXTRA_PROGRAM_DIRS``, or None if it is not installed."""
+    return shutil.which(program) or shutil.which(program, path=os.pathsep.join(EXTRA_PROGRAM_DIRS))
+
+
 def resolve_program(program: str) -> str:
     """The program to run: a bare name found on ``PATH`` or in ``EXTRA_PROGRAM_DIRS``, else as given."""
     if os.sep in program or shutil.which(program):
         return program
-    return shutil.which(program, path=os.pathsep.join(EXTRA_PROGRAM_DIRS)) or program
+    return find_program(program) or program
 
 
 class EngineProcess:

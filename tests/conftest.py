@@ -28,9 +28,9 @@ def fairy_stockfish() -> str:
     """
     import os
 
-    from players.process import resolve_program
+    from players.process import find_program
     command = "fairy-stockfish"
-    if os.sep not in resolve_program(command):
+    if find_program(command) is None:
         message = "fairy-stockfish is not installed (apt-get install fairy-stockfish)"
         if os.environ.get("HARNESS_CI"):
             pytest.fail(message + "; CI must have it")
