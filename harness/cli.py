@@ -43,6 +43,14 @@ def db_option(function: Any) -> Any:
 # ---- end of shared options: the results database ------------------------------------------------
 
 
+def allow_engines_option(function: Any) -> Any:
+    """``--allow-engines``: run an engine command that a database holds (a tuned alias, a stored plan)."""
+    return click.option(
+        "--allow-engines", is_flag=True,
+        help="Run engine commands (external:, uci:) that come from the database: a tuned: alias, "
+             "a resumed run, a stored study.")(function)
+
+
 @click.group(cls=HarnessGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="harness")
 def cli() -> None:
@@ -79,8 +87,9 @@ def games() -> None:
 @click.option("--show", is_flag=True, help="Print the board after every move.")
 @click.option("--json", "as_json", is_flag=True, help="Print the MatchResult as one JSON line.")
 @db_option
+@allow_engines_option
 def play(game: str, player: str, opponent: str, seed: int, opening_plies: int, show: bool, as_json: bool,
-         db_url: str | None) -> None:
+         db_url: str | None, allow_engines: bool) -> None:
     """Play one match locally and print the result and score.
 
     GAME is a game spec: ravenward, totality, totality:easy, xiangqi:black.
@@ -90,6 +99,7 @@ def play(game: str, player: str, opponent: str, seed: int, opening_plies: int, s
     Examples:
       harness play totality:easy --player alphabeta:depth=4 --opponent gbot --seed 3 --show
       harness play totality --player tuned:demo-totality --opponent gbot
+      harness play xiangqi --player alphabeta:depth=4 --opponent uci:command=fairy-stockfish,nodes=20000
     """
     import json
 
@@ -99,7 +109,7 @@ def play(game: str, player: str, opponent: str, seed: int, opening_plies: int, s
     if any(spec.startswith("tuned:") for spec in (player, opponent)):
         from harness.db import open_database
         with open_database(db_url) as db:
-            player, opponent = db.resolve_spec(player), db.resolve_spec(opponent)
+            player, opponent = (db.resolve_spec(spec, allow_engines=allow_engines) for spec in (player, opponent))
     result = play_match(MatchSpec(rules.spec, player, opponent, seed, opening_plies))
     if show:
         for line in replay_lines(result):
@@ -309,8 +319,9 @@ def format_interval(low: float | None, high: float | None, number: str = "{:.3f}
 @db_option
 @click.option("--validate", "validate_only", is_flag=True, help="Only validate STUDY's best trial against the defaults.")
 @click.option("--stale-after", type=click.IntRange(2), default=120, show_default=True, help="Seconds without a heartbeat after which another driver's trial counts as abandoned.")
+@allow_engines_option
 def tune(study: str, trials: int | None, workers: int | None, address: str | None, db_url: str | None,
-         validate_only: bool, stale_after: int) -> None:
+         validate_only: bool, stale_after: int, allow_engines: bool) -> None:
     """Tune a player's evaluation weights with Optuna; validate the best and save it as tuned:<study>.
 
     STUDY is a study file (studies/*.toml); with --validate also the name of a
@@ -327,11 +338,12 @@ def tune(study: str, trials: int | None, workers: int | None, address: str | Non
     from harness import tuning
     console = Console()
     if validate_only:
-        validation = tuning.validate(study, db_url=db_url, workers=workers, address=address)
+        validation = tuning.validate(study, db_url=db_url, workers=workers, address=address,
+                                     allow_engines=allow_engines)
         console.print(tuning.validation_table(validation))
         return
     summary = tuning.tune(tuning.load_study_file(study), trials=trials, workers=workers, address=address,
-                          db_url=db_url, grace_period=stale_after)
+                          db_url=db_url, grace_period=stale_after, allow_engines=allow_engines)
     best = "-" if summary.best_value is None else f"{summary.best_value:.3f} (trial {summary.best_trial})"
     console.print(f"study {summary.study}: {summary.trials_complete} complete, {summary.trials_pruned} pruned, "
                   f"{summary.trials_failed} failed; {summary.games} games in {summary.seconds:.0f}s; best {best}")
@@ -493,11 +505,12 @@ def emulate(host: str, port: int, opponent: str, beat_ms: int) -> None:
 @click.option("--run-name", default=None, metavar="NAME", help="A name for the run (usable with --resume).")
 @click.option("--resume", default=None, metavar="RUN", help="Finish an interrupted run (id or name).")
 @db_option
+@allow_engines_option
 @click.pass_context
 def tournament(ctx: click.Context, game: str | None, players: tuple[str, ...], opponent: str | None,
                round_robin: bool, games: int | None, seed_start: int, opening_plies: int, sprt: str | None,
                workers: int | None, address: str | None, run_name: str | None, resume: str | None,
-               db_url: str | None) -> int:
+               db_url: str | None, allow_engines: bool) -> int:
     """Play a gauntlet or a round-robin on Ray, record every match, print the run's leaderboard.
 
     A round-robin also prints the players' Bradley-Terry Elo over the run.
@@ -513,6 +526,7 @@ def tournament(ctx: click.Context, game: str | None, players: tuple[str, ...], o
       harness tournament ravenward --player alphabeta:depth=3 --opponent greedy --games 400 --sprt 0,50
       harness tournament --resume 12
       harness tournament totality --player greedy --opponent gbot --games 1000 --address auto
+      harness tournament xiangqi --player alphabeta:depth=4 --opponent uci:command=fairy-stockfish,nodes=10000 --games 20
     """
     from rich.console import Console
 
@@ -520,7 +534,7 @@ def tournament(ctx: click.Context, game: str | None, players: tuple[str, ...], o
     report = run_tournament(game, players, opponent, round_robin=round_robin, games=games,
                             seed_start=seed_start, opening_plies=opening_plies, sprt=sprt, workers=workers,
                             address=address, db_url=db_url, run_name=run_name, resume=resume,
-                            console=Console(stderr=True))
+                            allow_engines=allow_engines, console=Console(stderr=True))
     ctx.invoke(leaderboard, game=report.config.game, opponent=None, run=str(report.run_id), by="mean",
                as_json=False, as_csv=False, db_url=db_url)
     if report.config.mode == "round-robin" and report.recorded:  # both seats: Elo says more

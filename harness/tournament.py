@@ -44,7 +44,7 @@ from harness.errors import HarnessError, InvalidInput
 from harness.games import load as load_game
 from harness.match import MatchResult, MatchSpec, match_key
 from harness.sprt import Pentanomial, SprtConfig, SprtStatus, elo_estimate, pair_points
-from players import load as load_player
+from players import guard_engine, load as load_player
 
 __all__ = ["TournamentConfig", "TournamentReport", "plan", "play", "run_tournament"]
 
@@ -326,7 +326,8 @@ def run_tournament(game: str | None, players: Iterable[str] = (), opponent: str 
                    round_robin: bool = False, games: int | None = None, seed_start: int = 0,
                    opening_plies: int = 0, sprt: str | None = None, workers: int | None = None,
                    address: str | None = None, db_url: str | None = None, run_name: str | None = None,
-                   resume: str | None = None, console: Console | None = None) -> TournamentReport:
+                   resume: str | None = None, allow_engines: bool = False,
+                   console: Console | None = None) -> TournamentReport:
     """Plan (or resume) a tournament, play it on a Ray pool and record it: the CLI's one call.
 
     Args:
@@ -339,6 +340,8 @@ def run_tournament(game: str | None, players: Iterable[str] = (), opponent: str 
         db_url: the results database (None: ``$HARNESS_DB`` or the default file).
         run_name: a name for the new run.
         resume: the id or name of a run to finish.
+        allow_engines: run engine commands that come from the database (a
+            ``tuned:`` alias, the players of a resumed run).
         console: where the progress bar goes (None: none).
 
     Raises:
@@ -355,6 +358,8 @@ def run_tournament(game: str | None, players: Iterable[str] = (), opponent: str 
             if run is None or run.kind != "tournament":
                 raise InvalidInput(f"no tournament run {resume!r} in {database.masked_url}")
             config = TournamentConfig.from_dict(run.config)
+            for spec in config.players + ((config.opponent,) if config.opponent else ()):
+                guard_engine(spec, f"run {run.id}'s player", allow_engines)
             if game is not None and load_game(game).spec != config.game:
                 raise InvalidInput(f"run {run.id} plays {config.game}, not {game}")
             run_id = run.id
@@ -366,7 +371,7 @@ def run_tournament(game: str | None, players: Iterable[str] = (), opponent: str 
                 raise InvalidInput("give --games N")
             config = plan(game, players, opponent, round_robin=round_robin, games=games,
                           seed_start=seed_start, opening_plies=opening_plies, sprt=sprt,
-                          resolve=database.resolve_spec)
+                          resolve=lambda spec: database.resolve_spec(spec, allow_engines=allow_engines))
             run_id = database.start_run("tournament", config.game, config.to_dict(), name=run_name)
         with Pool(workers=workers, address=address) as pool:
             return play(database, run_id, config, pool, console=console)

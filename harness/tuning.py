@@ -62,11 +62,12 @@ OBJECTIVES = {
 }
 SAMPLERS = ("tpe", "random", "cmaes")
 PRUNERS = ("wilcoxon", "halving", "none")
-TOP_KEYS = ("name", "description", "game", "opening_plies", "player", "opponent", "objective",
+TOP_KEYS = ("name", "description", "game", "opening_plies", "player", "opponent", "params", "objective",
             "sampler", "pruner", "p_threshold", "seed", "budget", "seeds", "weights")
 BUDGET_KEYS = ("trials", "games", "rungs", "parallel")
 SEED_KEYS = ("tuning", "validation")
 WEIGHT_KEYS = ("low", "high", "log", "choices")
+PARAM_KEYS = WEIGHT_KEYS + ("integer", "default")
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
 VERDICTS = {
     "better": "the 95% interval of the paired difference lies above 0",
@@ -90,12 +91,19 @@ class WeightRange:
     high: float = 0.0
     log: bool = False
     choices: tuple[float, ...] | None = None
+    integer: bool = False  # a searched parameter that takes whole numbers (depth, option.Hash)
 
     def suggest(self, trial: optuna.Trial) -> float:
-        """Ask ``trial`` for this weight's value."""
+        """Ask ``trial`` for this weight's value (four significant digits; whole for an integer)."""
         if self.choices is not None:
-            return float(trial.suggest_categorical(self.name, list(self.choices)))
-        return trial.suggest_float(self.name, self.low, self.high, log=self.log)
+            value = trial.suggest_categorical(self.name, list(self.choices))
+            if self.integer:
+                return int(value)
+        elif self.integer:
+            return trial.suggest_int(self.name, int(self.low), int(self.high), log=self.log)
+        else:
+            value = trial.suggest_float(self.name, self.low, self.high, log=self.log)
+        return float(f"{float(value):.4g}")
 
     def describe(self) -> str:
         """The range in one short phrase, for tables and docs."""
@@ -127,6 +135,7 @@ class StudyFile:
     opening_plies: int = 0
     description: str = ""
     text: str = field(default="", repr=False, compare=False)
+    params: tuple[WeightRange, ...] = ()  # searched parameters other than weights (``[params]``)
 
     @property
     def games(self) -> int:
@@ -134,15 +143,19 @@ class StudyFile:
         return self.rungs[-1]
 
     def default_weights(self) -> dict[str, float]:
-        """The default of every searched weight: the baseline trial's parameters."""
-        return {w.name: w.default for w in self.weights}
+        """The default of every searched weight and parameter: the baseline trial's parameters."""
+        return {w.name: w.default for w in self.weights + self.params}
 
     def player_spec(self, weights: dict[str, float]) -> str:
-        """The canonical spec of the study's player with ``weights`` (searched ones) set."""
+        """The canonical spec of the study's player with ``weights`` (searched weights and parameters) set."""
         from players import load as load_player
+        names = {w.name for w in self.weights}
+        searched = {spec_key(name, names): value for name, value in weights.items()}
         fixed = dict(self.player.get("weights", {}))
         params = {k: v for k, v in self.player.items() if k != "weights"}
-        return load_player({**params, "weights": fixed | weights}, self.game).spec
+        params |= {key: value for key, value in searched.items() if not key.startswith("w.")}
+        found = {key[2:]: value for key, value in searched.items() if key.startswith("w.")}
+        return load_player({**params, "weights": fixed | found}, self.game).spec
 
     def matches(self, player: str, opponent: str, seeds: Iterable[int]) -> list[MatchSpec]:
         """The match specs of ``player`` on ``seeds``, in seed order."""
@@ -155,7 +168,19 @@ class StudyFile:
             "weights": [[w.name, w.low, w.high, w.log, w.choices] for w in self.weights],
             "objective": self.objective, "pruner": self.pruner, "rungs": self.rungs,
             "tuning": [self.tuning_seeds.start, self.tuning_seeds.stop],
-            "opening_plies": self.opening_plies}, sort_keys=True)
+            "opening_plies": self.opening_plies,
+            **({"params": [[p.name, p.low, p.high, p.log, p.choices, p.integer] for p in self.params]}
+               if self.params else {})}, sort_keys=True)
+
+
+def spec_key(name: str, weights: Iterable[str]) -> str:
+    """The player-spec key a study's searched name sets: ``w.<name>`` for a weight, else the name itself.
+
+    A ``[weights]`` entry names an evaluation feature; a ``[params]`` entry
+    names a numeric parameter of the player's kind (``c``, ``eval_scale``,
+    ``nodes``) or a UCI engine's option (``option.Hash``), as a spec writes it.
+    """
+    return f"w.{name}" if name in set(weights) else name
 
 
 def _error(path: str, key: str, problem: str, choices: Iterable[Any] | None = None) -> StudyFileError:
@@ -225,6 +250,58 @@ def _weight(path: str, game: str, name: str, value: Any) -> WeightRange:
     return WeightRange(name, default, float(low), float(high), bool(log))
 
 
+def _param(path: str, player: dict[str, Any], name: str, value: Any) -> WeightRange:
+    """One ``[params]`` entry: a numeric parameter of the player's kind, or ``option.NAME`` of an engine."""
+    from players import player_class
+    cls = player_class(player["kind"])
+    key = f"params.{name}"
+    if not isinstance(value, dict):
+        raise _error(path, key, f"{value!r} is not a table like {{ low = 0.5, high = 3.0 }}")
+    _check_keys(path, f"{key}.", value, PARAM_KEYS)
+    numeric = {n: p for n, p in cls.PARAMS.items() if p.kind in (int, float) and p.choices is None}
+    if name.startswith("option.") and player["kind"] == "uci":
+        integer, default = bool(value.get("integer", False)), value.get("default", player.get(name))
+    elif name in numeric:
+        integer = numeric[name].kind is int
+        default = value.get("default", player.get(name, numeric[name].default))
+    else:
+        valid = sorted(numeric) + (["option.<NAME>"] if player["kind"] == "uci" else [])
+        raise _error(path, key, f"{player['kind']!r} has no numeric parameter {name!r}", valid)
+    if name in player:
+        raise _error(path, f"player.{name}", "is both fixed and searched")
+    if "choices" in value:
+        choices = value["choices"]
+        if (set(value) - {"choices", "default", "integer"} or not isinstance(choices, list) or not choices
+                or not all(isinstance(c, (int, float)) and not isinstance(c, bool) for c in choices)):
+            raise _error(path, f"{key}.choices", f"{choices!r} is not a non-empty list of numbers (without low, "
+                         "high and log)")
+        if default is None:
+            default = choices[0]
+        if default not in choices:
+            raise _error(path, f"{key}.choices", f"must include the default {default:g} (the baseline trial)")
+        choices = tuple(int(c) if integer else float(c) for c in choices)
+        return WeightRange(name, default, min(choices), max(choices), False, choices, integer)
+    for bound in ("low", "high"):
+        if bound not in value:
+            raise _error(path, f"{key}.{bound}", "missing")
+    low = _typed(path, f"{key}.low", value["low"], (int, float), "a number")
+    high = _typed(path, f"{key}.high", value["high"], (int, float), "a number")
+    log = _typed(path, f"{key}.log", value.get("log", False), bool, "true or false")
+    if default is None:
+        raise _error(path, f"{key}.default", "missing: the baseline trial needs the engine's own value")
+    default = _typed(path, f"{key}.default", default, (int, float), "a number")
+    if not low < high:
+        raise _error(path, key, f"low {low:g} is not below high {high:g}")
+    if log and low <= 0:
+        raise _error(path, f"{key}.log", f"a log range needs low > 0, got {low:g}")
+    if not low <= default <= high:
+        raise _error(path, key, f"range {low:g}..{high:g} excludes the default {default:g} (the baseline trial)")
+    if integer and not all(float(v).is_integer() for v in (low, high, default)):
+        raise _error(path, key, "an integer parameter needs whole low, high and default")
+    cast = int if integer else float
+    return WeightRange(name, cast(default), cast(low), cast(high), bool(log), None, integer)
+
+
 def _rungs(path: str, budget: dict[str, Any], pruner: str) -> tuple[int, ...]:
     games = budget.get("games")
     if games is not None:
@@ -269,9 +346,11 @@ def parse_study_file(text: str, path: str = "<study>") -> StudyFile:
     except tomllib.TOMLDecodeError as error:
         raise StudyFileError(f"{path}: not valid TOML: {error}") from None
     _check_keys(path, "", data, TOP_KEYS)
-    for key in ("name", "game", "player", "opponent", "weights", "budget", "seeds"):
+    for key in ("name", "game", "player", "opponent", "budget", "seeds"):
         if key not in data:
             raise _error(path, key, "missing")
+    if "weights" not in data and "params" not in data:
+        raise _error(path, "weights", "missing (give weights, params or both)")
     name = _typed(path, "name", data["name"], str, "a string")
     if not NAME_PATTERN.match(name):
         raise _error(path, "name", f"{name!r} is not a study name: letters, digits, '_', '.', '-' "
@@ -291,8 +370,10 @@ def parse_study_file(text: str, path: str = "<study>") -> StudyFile:
         weighted = player_class(player["kind"]).TAKES_WEIGHTS
     except SpecError as error:
         raise _error(path, "player", str(error)) from None
-    if not weighted:
-        raise _error(path, "player.kind", f"{player['kind']!r} takes no weights",
+    raw_params = _typed(path, "params", data.get("params", {}), dict, "a table of name = { low, high }")
+    params = tuple(_param(path, player, n, v) for n, v in raw_params.items())
+    if not weighted and data.get("weights"):
+        raise _error(path, "player.kind", f"{player['kind']!r} takes no weights (search its [params])",
                      ["alphabeta", "mcts"])
     opponent = _typed(path, "opponent", data["opponent"], str, "a player spec")
     if not opponent.startswith("tuned:"):  # named players are resolved by the database
@@ -301,17 +382,21 @@ def parse_study_file(text: str, path: str = "<study>") -> StudyFile:
         except SpecError as error:
             raise _error(path, "opponent", str(error)) from None
 
-    raw_weights = data["weights"]
+    raw_weights = data.get("weights", {})
     if isinstance(raw_weights, list):
         if not all(isinstance(w, str) for w in raw_weights):
             raise _error(path, "weights", "a list of weights holds feature names only")
         raw_weights = {w: {} for w in raw_weights}
-    if not isinstance(raw_weights, dict) or not raw_weights:
-        raise _error(path, "weights", "give at least one weight, as a list of names or a table")
+    if not isinstance(raw_weights, dict) or not (raw_weights or params):
+        raise _error(path, "weights", "give at least one weight, as a list of names or a table "
+                     "(or a [params] table)")
     try:
         weights = tuple(_weight(path, game, n, v) for n, v in raw_weights.items())
     except UnknownGame as error:
         raise _error(path, "weights", str(error)) from None
+    for param in params:
+        if param.name in raw_weights:
+            raise _error(path, f"params.{param.name}", "is also a weight; a name is searched once")
     fixed = player.get("weights", {})
     for weight in weights:
         if weight.name in fixed:
@@ -363,7 +448,7 @@ def parse_study_file(text: str, path: str = "<study>") -> StudyFile:
         objective=objective, sampler=sampler, pruner=pruner, p_threshold=float(p_threshold),
         seed=seed, trials=trials, rungs=rungs, parallel=parallel, tuning_seeds=tuning,
         validation_seeds=validation, opening_plies=opening_plies,
-        description=str(data.get("description", "")), text=text)
+        description=str(data.get("description", "")), text=text, params=params)
 
 
 def load_study_file(path: str | os.PathLike[str]) -> StudyFile:
@@ -605,7 +690,7 @@ class Driver:
         trial = self.study.ask()
         self.study._storage.record_heartbeat(trial._trial_id)
         # the spec carries 4 significant digits (readable, and finer than the games can tell apart)
-        weights = {w.name: float(f"{w.suggest(trial):.4g}") for w in self.config.weights}
+        weights = {w.name: w.suggest(trial) for w in self.config.weights + self.config.params}
         spec = self.config.player_spec(weights)
         trial.set_user_attr("spec", spec)
         trial.set_user_attr("driver", self.identity)
@@ -825,9 +910,27 @@ def _pool(pool: Any, workers: int | None, address: str | None) -> Iterator[Any]:
         yield own
 
 
+def check_engines(config: StudyFile, db: Any, allow_engines: bool) -> str:
+    """The study's opponent resolved, after refusing engine commands unless ``allow_engines``.
+
+    A study's players run on every worker, and a stored study (``--validate
+    NAME``) or a ``tuned:`` opponent comes from a database others write to, so
+    a player that runs a command needs the user's ``--allow-engines``.
+
+    Raises:
+        SpecError: the player or the opponent runs a command and engines are not allowed.
+    """
+    from players import guard_engine
+    guard_engine(config.player_spec(config.default_weights()), f"study {config.name!r}'s player", allow_engines)
+    opponent = db.resolve_spec(config.opponent, allow_engines=allow_engines)
+    guard_engine(opponent, f"study {config.name!r}'s opponent", allow_engines)
+    return opponent
+
+
 def tune(config: StudyFile, *, trials: int | None = None, workers: int | None = None,
          address: str | None = None, db_url: str | None = None, pool: Any = None,
-         validate_best: bool = True, progress: bool = True, grace_period: int = 120) -> TuneSummary:
+         validate_best: bool = True, progress: bool = True, grace_period: int = 120,
+         allow_engines: bool = False) -> TuneSummary:
     """Run (or resume) a study until it holds ``trials`` finished trials, then validate the best.
 
     Args:
@@ -841,6 +944,8 @@ def tune(config: StudyFile, *, trials: int | None = None, workers: int | None = 
         progress: show a rich progress display.
         grace_period: seconds without a heartbeat after which a RUNNING trial
             counts as left behind by a killed driver.
+        allow_engines: tune or play against players that run a command
+            (``external``, ``uci``); refused by default (see ``check_engines``).
 
     Returns:
         The summary, with the validation when it ran.
@@ -849,8 +954,8 @@ def tune(config: StudyFile, *, trials: int | None = None, workers: int | None = 
     url = database_url(db_url)
     db = open_database(url)
     try:
+        opponent = check_engines(config, db, allow_engines)
         study = open_study(config, url, grace_period=grace_period)
-        opponent = db.resolve_spec(config.opponent)
         started = time.monotonic()
         with _pool(pool, workers, address) as active_pool:
             parallel = config.parallel or (max(1, int(getattr(active_pool, "workers", workers or 2) or 2)) + 1)
@@ -860,7 +965,7 @@ def tune(config: StudyFile, *, trials: int | None = None, workers: int | None = 
                 driver.run()
             validation = None
             if validate_best and _best(study) is not None:
-                validation = validate(config, db_url=url, pool=active_pool, db=db)
+                validation = validate(config, db_url=url, pool=active_pool, db=db, allow_engines=allow_engines)
         return _summary(study, driver.games, time.monotonic() - started, validation)
     finally:
         db.close()
@@ -968,7 +1073,7 @@ def _validation(config: StudyFile, db: Any, url: str, play: Any = None) -> Valid
         if play is None:
             return None
         raise InvalidInput(f"study {config.name!r} has no complete trial yet")
-    opponent = db.resolve_spec(config.opponent)
+    opponent = db.resolve_spec(config.opponent, allow_engines=True)  # run only after check_engines
     defaults_spec = config.player_spec(config.default_weights())
     tuned_spec = best.user_attrs.get("spec") or config.player_spec(dict(best.params))
     players = {"defaults": (defaults_spec, "defaults")}
@@ -1002,7 +1107,8 @@ def recorded_validation(config: StudyFile, db: Any, db_url: str | None = None) -
 
 
 def validate(config: StudyFile | str, *, db_url: str | None = None, workers: int | None = None,
-             address: str | None = None, pool: Any = None, db: Any = None) -> Validation:
+             address: str | None = None, pool: Any = None, db: Any = None,
+             allow_engines: bool = False) -> Validation:
     """Play the best trial and the defaults on the validation seeds; save ``tuned:<study>``.
 
     Both play the same seeds, so the difference is paired seed by seed. Games
@@ -1011,9 +1117,11 @@ def validate(config: StudyFile | str, *, db_url: str | None = None, workers: int
 
     Args:
         config: the study file, or a study file path or a stored study's name.
+        allow_engines: play players that run a command (see ``check_engines``).
 
     Raises:
-        InvalidInput: the study is unknown or has no complete trial yet.
+        InvalidInput: the study is unknown or has no complete trial yet, or
+            it runs an engine command without ``allow_engines``.
     """
     from harness.db import open_database
     url = database_url(db_url)
@@ -1021,10 +1129,16 @@ def validate(config: StudyFile | str, *, db_url: str | None = None, workers: int
         config = study_reference(config, url)
     own_db = db is None
     db = db or open_database(url)
+    try:
+        opponent = check_engines(config, db, allow_engines)
+    except InvalidInput:
+        if own_db:
+            db.close()
+        raise
 
     def play(runs: dict[str, tuple[str, int]], values: dict[str, dict[int, float]]) -> None:
         with _pool(pool, workers, address) as active_pool:
-            _play_missing(config, db, active_pool, runs, db.resolve_spec(config.opponent), values)
+            _play_missing(config, db, active_pool, runs, opponent, values)
         for _, run_id in runs.values():
             db.set_run_status(run_id, "done")
 

@@ -15,7 +15,7 @@ from harness.errors import SpecError
 from players.base import Limits, Param, Player, shutdown
 from players.spec import parse
 
-__all__ = ["Limits", "Param", "Player", "KINDS", "load", "kinds", "runs_command", "shutdown"]
+__all__ = ["Limits", "Param", "Player", "KINDS", "load", "kinds", "runs_command", "guard_engine", "shutdown"]
 
 # kind -> (module, class, parameter a bare value sets)
 KINDS: dict[str, tuple[str, str, str | None]] = {
@@ -69,6 +69,22 @@ def runs_command(spec: str | dict[str, Any] | Player) -> bool:
         SpecError: a malformed spec.
     """
     return load(spec).RUNS_COMMAND
+
+
+def guard_engine(spec: str | dict[str, Any], source: str, allow_engines: bool) -> str | dict[str, Any]:
+    """Return ``spec``, unless it runs a command that came from ``source`` and engines are not allowed.
+
+    A command stored in a shared database (a ``tuned:`` alias, a stored run or
+    study) would run on every machine that plays it, so it runs only when the
+    user says so (``--allow-engines``).
+
+    Raises:
+        SpecError: the spec runs a command and ``allow_engines`` is False.
+    """
+    if not allow_engines and runs_command(spec):
+        raise SpecError(f"{source} runs an engine command ({load(spec).spec}); engines named there run only "
+                        "when you pass --allow-engines")
+    return spec
 
 
 def check_weights(player: Player, game: str) -> None:

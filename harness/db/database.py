@@ -440,11 +440,18 @@ class Database:
             rows = session.execute(select(NamedPlayerRow.name, NamedPlayerRow.spec).order_by(NamedPlayerRow.name))
             return {name: spec for name, spec in rows}
 
-    def resolve_spec(self, spec: str) -> str:
+    def resolve_spec(self, spec: str, allow_engines: bool = False) -> str:
         """Resolve a ``tuned:<name>`` alias to its stored spec; any other spec is returned unchanged.
 
+        Args:
+            spec: a player spec or ``tuned:<name>``.
+            allow_engines: accept an alias whose stored spec runs a command
+                (``external``, ``uci``); by default that is refused, since a
+                command in a shared database would run on every machine.
+
         Raises:
-            SpecError: an unknown name; the message lists the known names.
+            SpecError: an unknown name (the message lists the known names), or
+                an engine command without ``allow_engines``.
         """
         if not spec.startswith(ALIAS_PREFIX):
             return spec
@@ -453,7 +460,8 @@ class Database:
         if stored is None:
             known = ", ".join(ALIAS_PREFIX + n for n in self.named_players()) or "none yet (run harness tune)"
             raise SpecError(f"unknown tuned player {spec!r}; known: {known}")
-        return stored
+        from players import guard_engine
+        return guard_engine(stored, f"tuned player {spec!r}", allow_engines)
 
     # -- live games -------------------------------------------------------------------------
 
