@@ -490,6 +490,9 @@ def emulate(host: str, port: int, opponent: str, beat_ms: int) -> None:
               help="A player (repeat for several); tuned:<name> names a tuned player.")
 @click.option("--opponent", default=None, metavar="SPEC", help="Gauntlet: every player against this one.")
 @click.option("--round-robin", is_flag=True, help="Every pair of players, both seats, the same seeds.")
+@click.option("--ladder", is_flag=True,
+              help="A gauntlet against every reference opponent of the game (G-Bot stand-ins; "
+                   "Fairy-Stockfish rungs for xiangqi), one run per rung.")
 @click.option("--games", type=int, default=None, metavar="N",
               help="Games per player (gauntlet) or per pair (round-robin, even); the cap with --sprt.")
 @click.option("--seeds", "seed_start", type=int, default=0, show_default=True, metavar="START",
@@ -508,7 +511,7 @@ def emulate(host: str, port: int, opponent: str, beat_ms: int) -> None:
 @allow_engines_option
 @click.pass_context
 def tournament(ctx: click.Context, game: str | None, players: tuple[str, ...], opponent: str | None,
-               round_robin: bool, games: int | None, seed_start: int, opening_plies: int, sprt: str | None,
+               round_robin: bool, ladder: bool, games: int | None, seed_start: int, opening_plies: int, sprt: str | None,
                workers: int | None, address: str | None, run_name: str | None, resume: str | None,
                db_url: str | None, allow_engines: bool) -> int:
     """Play a gauntlet or a round-robin on Ray, record every match, print the run's leaderboard.
@@ -527,10 +530,26 @@ def tournament(ctx: click.Context, game: str | None, players: tuple[str, ...], o
       harness tournament --resume 12
       harness tournament totality --player greedy --opponent gbot --games 1000 --address auto
       harness tournament xiangqi --player alphabeta:depth=4 --opponent uci:command=fairy-stockfish,nodes=10000 --games 20
+      harness tournament xiangqi:black --player alphabeta:depth=3 --ladder --games 10
     """
     from rich.console import Console
 
-    from harness.tournament import run_tournament
+    from harness.tournament import run_ladder, run_tournament
+    if ladder:
+        if opponent or round_robin or sprt or resume:
+            raise click.UsageError("--ladder chooses the opponents: give it without --opponent, --round-robin, "
+                                   "--sprt and --resume")
+        if game is None or games is None:
+            raise click.UsageError("--ladder needs GAME and --games N")
+        reports = run_ladder(game, players, games=games, seed_start=seed_start, opening_plies=opening_plies,
+                             workers=workers, address=address, db_url=db_url, run_name=run_name,
+                             allow_engines=allow_engines, console=Console(stderr=True))
+        for report in reports:
+            ctx.invoke(leaderboard, game=report.config.game, opponent=report.config.opponent,
+                       run=str(report.run_id), by="mean", as_json=False, as_csv=False, db_url=db_url)
+            for line in report.summary():
+                click.echo(line)
+        return 130 if reports and reports[-1].interrupted else 0
     report = run_tournament(game, players, opponent, round_robin=round_robin, games=games,
                             seed_start=seed_start, opening_plies=opening_plies, sprt=sprt, workers=workers,
                             address=address, db_url=db_url, run_name=run_name, resume=resume,

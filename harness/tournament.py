@@ -46,7 +46,7 @@ from harness.match import MatchResult, MatchSpec, match_key
 from harness.sprt import Pentanomial, SprtConfig, SprtStatus, elo_estimate, pair_points
 from players import guard_engine, load as load_player
 
-__all__ = ["TournamentConfig", "TournamentReport", "plan", "play", "run_tournament"]
+__all__ = ["TournamentConfig", "TournamentReport", "plan", "play", "run_ladder", "run_tournament"]
 
 GAUNTLET = "gauntlet"
 ROUND_ROBIN = "round-robin"
@@ -375,3 +375,31 @@ def run_tournament(game: str | None, players: Iterable[str] = (), opponent: str 
             run_id = database.start_run("tournament", config.game, config.to_dict(), name=run_name)
         with Pool(workers=workers, address=address) as pool:
             return play(database, run_id, config, pool, console=console)
+
+
+def run_ladder(game: str, players: Iterable[str], *, games: int, seed_start: int = 0, opening_plies: int = 0,
+               workers: int | None = None, address: str | None = None, db_url: str | None = None,
+               run_name: str | None = None, allow_engines: bool = False,
+               console: Console | None = None) -> list[TournamentReport]:
+    """A gauntlet of the players against every rung of the game's ladder (``players.ladder``), weakest first.
+
+    Each rung is a run of its own (named ``<run_name>/rung-<n>`` when a name
+    is given), so an interrupted rung resumes with ``--resume`` like any
+    gauntlet; the rungs share one pool. It stops at the first interrupted rung.
+
+    Raises:
+        InvalidInput, ClusterError, DatabaseError: as ``run_tournament``.
+    """
+    from players.ladder import ladder
+    reports: list[TournamentReport] = []
+    with open_database(db_url) as database, Pool(workers=workers, address=address) as pool:
+        configs = [plan(game, players, rung, games=games, seed_start=seed_start, opening_plies=opening_plies,
+                        resolve=lambda spec: database.resolve_spec(spec, allow_engines=allow_engines))
+                   for rung in ladder(game)]  # every rung checked before the first is played
+        for number, config in enumerate(configs, 1):
+            name = f"{run_name}/rung-{number}" if run_name else None
+            run_id = database.start_run("tournament", config.game, config.to_dict(), name=name)
+            reports.append(play(database, run_id, config, pool, console=console))
+            if reports[-1].interrupted:
+                break
+    return reports

@@ -212,7 +212,8 @@ class UCIPlayer(Player):
         "nodes": Param(int, None, "go nodes: the node budget per move (deterministic with Threads=1)", minimum=1),
         "movetime": Param(int, None, "go movetime: milliseconds per move (live play)", minimum=1),
         "time": Param(float, None, "seconds per move, sent as go movetime (live play)", minimum=0.001),
-        "timeout": Param(float, 10.0, "seconds each reply may take (beyond movetime)", minimum=0.001),
+        "timeout": Param(float, 60.0, "seconds each reply may take beyond movetime (a hang, not a slow search: "
+                                          "a busy machine slows node-limited searches)", minimum=0.001),
         "start_timeout": Param(float, 30.0, "seconds the engine may take to start and answer uciok and "
                                             "readyok (engines load their networks then)", minimum=0.001),
         "ranks": Param(str, "auto", "rank numbering of the engine's moves: 1-10 (Fairy-Stockfish), "
