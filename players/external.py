@@ -23,13 +23,12 @@ match records as a loss with reason ``player_error``.
 from __future__ import annotations
 
 import json
-import shlex
 from typing import Any
 
-from harness.errors import PlayerError, SpecError
+from harness.errors import PlayerError
 from harness.games import Action, Rules, State
 from players.base import Limits, Param, Player
-from players.process import EngineProcess
+from players.process import EngineProcess, split_command
 
 
 class ExternalPlayer(Player):
@@ -48,14 +47,8 @@ class ExternalPlayer(Player):
     def __init__(self, params: dict[str, Any] | None = None,
                  weights: dict[str, float] | None = None) -> None:
         super().__init__(params, weights)
-        command = self.params["command"]
-        try:
-            self.argv = shlex.split(command) if command else []
-        except ValueError as error:
-            raise SpecError(f"player 'external': command={command!r} cannot be split: {error}") from None
-        if not self.argv:
-            raise SpecError("player 'external' needs command=<program and arguments>, "
-                            "e.g. external:command=python scripts/example_engine.py")
+        self.argv = split_command(self.kind, self.params["command"],
+                                  "external:command=python scripts/example_engine.py")
         self.process: EngineProcess | None = None
         self.ply = 0
 

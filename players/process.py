@@ -14,13 +14,14 @@ from __future__ import annotations
 import collections
 import os
 import queue
+import shlex
 import shutil
 import subprocess
 import threading
 from collections.abc import Mapping, Sequence
 from typing import IO, Any, Callable, NoReturn
 
-from harness.errors import PlayerError
+from harness.errors import PlayerError, SpecError
 
 # The variables an engine gets from the harness's environment; nothing else is passed on.
 ENVIRONMENT = ("PATH", "HOME", "LANG", "LANGUAGE", "TMPDIR", "TZ", "TERM")
@@ -32,6 +33,21 @@ CLOSE_GRACE_S = 1.0
 # Lines of the engine's stderr kept for error messages.
 STDERR_LINES = 20
 _EOF = object()
+
+
+def split_command(kind: str, command: str | None, example: str) -> list[str]:
+    """A spec's ``command`` as the argument list it is run with (``shlex``, no shell).
+
+    Raises:
+        SpecError: no command, or one that ``shlex`` cannot split; the message shows ``example``.
+    """
+    try:
+        argv = shlex.split(command) if command else []
+    except ValueError as error:
+        raise SpecError(f"player {kind!r}: command={command!r} cannot be split: {error}") from None
+    if not argv:
+        raise SpecError(f"player {kind!r} needs command=<program and arguments>, e.g. {example}")
+    return argv
 
 
 def engine_environment(environ: Mapping[str, str] | None = None) -> dict[str, str]:

@@ -46,14 +46,13 @@ from __future__ import annotations
 
 import atexit
 import re
-import shlex
 import time
 from typing import Any
 
 from harness.errors import PlayerError, SpecError
 from harness.games import Action, Rules, State
 from players.base import Limits, Param, Player, at_shutdown, format_value
-from players.process import EngineProcess
+from players.process import EngineProcess, split_command
 
 OPTION_PREFIX = "option."
 VARIANT = "xiangqi"
@@ -231,14 +230,7 @@ class UCIPlayer(Player):
             options[key[len(OPTION_PREFIX):]] = params.pop(key)
         super().__init__(params, weights)
         self.options = {name.strip(): option_text(name, value) for name, value in options.items()}
-        command = self.params["command"]
-        try:
-            self.argv = shlex.split(command) if command else []
-        except ValueError as error:
-            raise SpecError(f"player 'uci': command={command!r} cannot be split: {error}") from None
-        if not self.argv:
-            raise SpecError("player 'uci' needs command=<program and arguments>, "
-                            "e.g. uci:command=fairy-stockfish,nodes=20000")
+        self.argv = split_command(self.kind, self.params["command"], "uci:command=fairy-stockfish,nodes=20000")
         if self.params["movetime"] is not None and self.params["time"] is not None:
             raise SpecError("player 'uci': give one of movetime (ms) and time (s), not both")
         if all(self.params[name] is None for name in ("depth", "nodes", "movetime", "time")):

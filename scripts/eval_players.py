@@ -1,7 +1,8 @@
 #!/usr/bin/env python
 """Strength of the players per game over seeded matches, printed as a rich table.
 
-Usage: scripts/eval_players.py [--matches N] [--workers W] [--json | --markdown] [--fairy] [GAME ...]
+Usage: scripts/eval_players.py [--matches N] [--workers W] [--json | --markdown]
+                               [--fairy [--fairy-nodes N,N] [--alphabeta-nodes N] [--no-gbot]] [GAME ...]
 
 Rows per game (default: every game with a compiled search; Totality at both
 levels, Chinese chess in both seats):
@@ -16,8 +17,9 @@ levels, Chinese chess in both seats):
 With ``--fairy`` the rows are instead, per Chinese chess seat, the project's
 alpha-beta against Fairy-Stockfish at the same node count per move
 (``--fairy-nodes``; alpha-beta without a depth cap, Fairy-Stockfish with one
-thread, so both are deterministic), and the G-Bot stand-in against the
-weakest of those Fairy-Stockfish rungs (``players.ladder``).
+thread, so both are deterministic; ``--alphabeta-nodes`` gives alpha-beta
+another count, for node odds), and the G-Bot stand-in against the weakest of
+those Fairy-Stockfish rungs (``players.ladder``; ``--no-gbot`` leaves it out).
 
 Each row plays ``--matches`` seeded matches (seeds 0..N-1, two random opening
 plies for variety) and shows the mean documented score with its 95% interval
@@ -88,14 +90,16 @@ def rows_for(game: str) -> list[Row]:
     return rows + [Row(f"reference: gbot's own evaluation at depth {depth} vs gbot", game, reference, "gbot")]
 
 
-def fairy_rows(game: str, nodes: list[int]) -> list[Row]:
-    """Alpha-beta against Fairy-Stockfish at equal node counts, and the stand-in against the weakest."""
+def fairy_rows(game: str, nodes: list[int], alphabeta_nodes: int | None = None, gbot: bool = True) -> list[Row]:
+    """Alpha-beta against Fairy-Stockfish (at equal node counts unless ``alphabeta_nodes`` is
+    given), and the stand-in against the weakest Fairy-Stockfish."""
     unbounded = searches.module(load_game(game).name).MAX_PLY - 2  # nodes alone stop the search
-    rows = [Row(f"alphabeta nodes={count:,} vs Fairy-Stockfish nodes={count:,}", game,
-                players.load(f"alphabeta:depth={unbounded},nodes={count}").spec, fairy_stockfish(count))
+    rows = [Row(f"alphabeta nodes={alphabeta_nodes or count:,} vs Fairy-Stockfish nodes={count:,}", game,
+                players.load(f"alphabeta:depth={unbounded},nodes={alphabeta_nodes or count}").spec,
+                fairy_stockfish(count))
             for count in nodes]
-    return rows + [Row(f"gbot vs Fairy-Stockfish nodes={min(nodes):,}", game, "gbot",
-                       fairy_stockfish(min(nodes)))]
+    return rows + ([Row(f"gbot vs Fairy-Stockfish nodes={min(nodes):,}", game, "gbot",
+                        fairy_stockfish(min(nodes)))] if gbot else [])
 
 
 def summarise(results: list[MatchResult]) -> dict:
@@ -207,11 +211,14 @@ def main() -> int:
                         help="rows against Fairy-Stockfish instead (Chinese chess seats only)")
     parser.add_argument("--fairy-nodes", default="1000,10000", metavar="N,N",
                         help="node counts per move of both sides for --fairy")
+    parser.add_argument("--alphabeta-nodes", type=int, default=None, metavar="N",
+                        help="alpha-beta's node count for --fairy (default: Fairy-Stockfish's)")
+    parser.add_argument("--no-gbot", action="store_true", help="leave out the gbot row of --fairy")
     args = parser.parse_args()
     games = args.games or [seat for name in searches.available() for seat in SEATS[name]]
     if args.fairy:
         nodes = [int(count) for count in args.fairy_nodes.split(",")]
-        rows = [row for game in games if load_game(game).name == "xiangqi" for row in fairy_rows(game, nodes)]
+        rows = [row for game in games if load_game(game).name == "xiangqi" for row in fairy_rows(game, nodes, args.alphabeta_nodes, not args.no_gbot)]
     else:
         rows = [row for game in games for row in rows_for(game)]
     summaries = evaluate(rows, args.matches, args.workers)

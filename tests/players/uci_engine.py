@@ -22,9 +22,6 @@ import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))
 
-from harness.games import load as load_game  # noqa: E402
-from players.uci import action_to_move, move_to_action  # noqa: E402
-
 
 def main() -> int:
     parser = argparse.ArgumentParser()
@@ -33,11 +30,14 @@ def main() -> int:
     parser.add_argument("--ranks", default="1-10", choices=("1-10", "0-9"))
     args, extra = parser.parse_known_args()
     first_rank = 1 if args.ranks == "1-10" else 0
-    rules = load_game("xiangqi")
-    state = rules.initial_state()
     with open(args.log, "a") as log:
         log.write(json.dumps({"pid": os.getpid(), "environment": dict(os.environ), "extra": extra}) + "\n")
         log.flush()
+        # imported after the start is logged: on a busy machine the import takes seconds
+        from harness.games import load as load_game
+        from players.uci import action_to_move, move_to_action
+        rules = load_game("xiangqi")
+        state = rules.initial_state()
         print("test engine 1.0 by the harness's tests", flush=True)
         for line in sys.stdin:
             log.write(line)
