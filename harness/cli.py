@@ -322,7 +322,7 @@ def format_interval(low: float | None, high: float | None, number: str = "{:.3f}
 @allow_engines_option
 def tune(study: str, trials: int | None, workers: int | None, address: str | None, db_url: str | None,
          validate_only: bool, stale_after: int, allow_engines: bool) -> None:
-    """Tune a player's evaluation weights with Optuna; validate the best and save it as tuned:<study>.
+    """Tune a player's weights and parameters with Optuna; validate the best and save it as tuned:<study>.
 
     STUDY is a study file (studies/*.toml); with --validate also the name of a
     study in the database. Running the same command again resumes the study.

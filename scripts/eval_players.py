@@ -183,10 +183,12 @@ def markdown(summaries: list[dict], depths: list[dict], budget: float, opponent_
     """The same two tables in Markdown, for the documentation, with the reference rows' specs.
 
     ``opponent_time`` adds the opponent's ms/move (the Fairy-Stockfish rows).
+    Scores show two decimals when every row's lie within 0..1 (Chinese chess), else one.
     """
+    digits = 2 if all(-1.5 <= r["low"] and r["high"] <= 1.5 for r in summaries) else 1
     extra = (" opponent ms/move |", "---|") if opponent_time else ("", "")
     lines = ["| game | row | mean score [95% CI] | W/D/L | ms/move |" + extra[0], "|---|---|---|---|---|" + extra[1]]
-    lines += [f"| {r['game']} | {r['label']} | {r['mean']:.1f} [{r['low']:.1f}, {r['high']:.1f}] | "
+    lines += [f"| {r['game']} | {r['label']} | {r['mean']:.{digits}f} [{r['low']:.{digits}f}, {r['high']:.{digits}f}] | "
               f"{r['win']}/{r['draw']}/{r['loss']} | {1000 * r['s_per_move']:.1f} |"
               + (f" {1000 * r['opponent_s_per_move']:.1f} |" if opponent_time else "") for r in summaries]
     lines += [""] + [f"- {r['game']} {r['label']}: `{r['player']}`" for r in summaries
