@@ -326,7 +326,12 @@ class UCIPlayer(Player):
         try:
             if self.engine is None:
                 key = (tuple(self.argv), tuple(sorted(self.options.items())), self.params["ranks"])
-                idle = [engine for engine in _IDLE.get(key, []) if engine.alive]
+                idle = []
+                for engine in _IDLE.get(key, []):
+                    if engine.alive:
+                        idle.append(engine)
+                    else:
+                        engine.kill()  # it died while idle: reap it
                 _IDLE[key] = idle
                 self.engine = idle.pop() if idle else UCIEngine(self.argv, self.options, self.params["ranks"],
                                                                 self.params["start_timeout"])
