@@ -441,7 +441,9 @@ class Pool:
         """Stop the workers, drop work in flight, and end the Ray session if the pool started it."""
         if not self._started:
             return
-        _close_workers([w.handle for w in self._workers])
+        # idle workers release their players' engines; busy ones are killed at once (work in
+        # flight is dropped), and their engines see their input close and exit
+        _close_workers([w.handle for w in self._workers if w.inflight == 0])
         for handle in [w.handle for w in self._workers] + self._helpers:
             try:
                 ray.kill(handle)
@@ -711,7 +713,7 @@ class Pool:
         return ClusterError(f"a worker failed: {_one_line(cause or error)}")
 
 
-def _close_workers(handles: list[Any], timeout_s: float = 10.0) -> None:
+def _close_workers(handles: list[Any], timeout_s: float = 5.0) -> None:
     """Ask live workers to release their players' processes before they are killed (best effort)."""
     try:
         ray.get([handle.close.remote() for handle in handles], timeout=timeout_s)
