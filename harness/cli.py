@@ -511,7 +511,8 @@ def emulate(host: str, port: int, opponent: str, beat_ms: int) -> None:
 @allow_engines_option
 @click.pass_context
 def tournament(ctx: click.Context, game: str | None, players: tuple[str, ...], opponent: str | None,
-               round_robin: bool, ladder: bool, games: int | None, seed_start: int, opening_plies: int, sprt: str | None,
+               round_robin: bool, ladder: bool, games: int | None, seed_start: int, opening_plies: int,
+               sprt: str | None,
                workers: int | None, address: str | None, run_name: str | None, resume: str | None,
                db_url: str | None, allow_engines: bool) -> int:
     """Play a gauntlet or a round-robin on Ray, record every match, print the run's leaderboard.

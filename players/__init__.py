@@ -82,8 +82,8 @@ def guard_engine(spec: str | dict[str, Any], source: str, allow_engines: bool) -
         SpecError: the spec runs a command and ``allow_engines`` is False.
     """
     if not allow_engines and runs_command(spec):
-        raise SpecError(f"{source} runs an engine command ({load(spec).spec}); engines named there run only "
-                        "when you pass --allow-engines")
+        raise SpecError(f"{source} runs an engine command ({load(spec).spec}); engines named there run only with "
+                        "--allow-engines (harness play, tournament, tune)")
     return spec
 
 

@@ -188,7 +188,8 @@ def markdown(summaries: list[dict], depths: list[dict], budget: float, opponent_
     digits = 2 if all(-1.5 <= r["low"] and r["high"] <= 1.5 for r in summaries) else 1
     extra = (" opponent ms/move |", "---|") if opponent_time else ("", "")
     lines = ["| game | row | mean score [95% CI] | W/D/L | ms/move |" + extra[0], "|---|---|---|---|---|" + extra[1]]
-    lines += [f"| {r['game']} | {r['label']} | {r['mean']:.{digits}f} [{r['low']:.{digits}f}, {r['high']:.{digits}f}] | "
+    lines += [f"| {r['game']} | {r['label']} | {r['mean']:.{digits}f} "
+              f"[{r['low']:.{digits}f}, {r['high']:.{digits}f}] | "
               f"{r['win']}/{r['draw']}/{r['loss']} | {1000 * r['s_per_move']:.1f} |"
               + (f" {1000 * r['opponent_s_per_move']:.1f} |" if opponent_time else "") for r in summaries]
     lines += [""] + [f"- {r['game']} {r['label']}: `{r['player']}`" for r in summaries
@@ -220,7 +221,8 @@ def main() -> int:
     games = args.games or [seat for name in searches.available() for seat in SEATS[name]]
     if args.fairy:
         nodes = [int(count) for count in args.fairy_nodes.split(",")]
-        rows = [row for game in games if load_game(game).name == "xiangqi" for row in fairy_rows(game, nodes, args.alphabeta_nodes, not args.no_gbot)]
+        rows = [row for game in games if load_game(game).name == "xiangqi"
+                for row in fairy_rows(game, nodes, args.alphabeta_nodes, not args.no_gbot)]
     else:
         rows = [row for game in games for row in rows_for(game)]
     summaries = evaluate(rows, args.matches, args.workers)
