@@ -48,6 +48,14 @@ def db_option(function: Any) -> Any:
 # ---- end of shared options: the results database ------------------------------------------------
 
 
+def allow_engines_option(function: Any) -> Any:
+    """``--allow-engines``: run an engine command that a database holds (a tuned alias, a stored plan)."""
+    return click.option(
+        "--allow-engines", is_flag=True,
+        help="Run engine commands (external:, uci:) that come from the database: a tuned: alias, "
+             "a resumed run, a stored study.")(function)
+
+
 @click.group(cls=HarnessGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="harness")
 def cli() -> None:
@@ -87,8 +95,10 @@ def games() -> None:
 @click.option("--show", is_flag=True, help="Print the board after every move.")
 @click.option("--json", "as_json", is_flag=True, help="Print each MatchResult as one JSON line.")
 @db_option
+@allow_engines_option
 def play(game: str, player: str, opponent: str, seed: int, games: int, opening_plies: int, record: bool,
-         run_name: str | None, show: bool, as_json: bool, db_url: str | None) -> None:
+         run_name: str | None, show: bool, as_json: bool, db_url: str | None,
+         allow_engines: bool) -> None:
     """Play matches locally, one after another, and print each result and score.
 
     GAME is a game spec: ravenward, totality, totality:easy, xiangqi:black.
@@ -100,6 +110,7 @@ def play(game: str, player: str, opponent: str, seed: int, games: int, opening_p
       harness play totality:easy --player alphabeta:depth=4 --opponent gbot --seed 3 --show
       harness play totality --player tuned:demo-totality --opponent gbot
       harness play ravenward --player greedy --opponent gbot --games 10 --record --run-name warmup
+      harness play xiangqi --player alphabeta:depth=4 --opponent uci:command=fairy-stockfish,nodes=20000
     """
     import json
     from contextlib import ExitStack
@@ -115,7 +126,8 @@ def play(game: str, player: str, opponent: str, seed: int, games: int, opening_p
             from harness.db import open_database
             database = stack.enter_context(open_database(db_url, create=False))
         series = plan_series(game, player, opponent, seed_start=seed, games=games, opening_plies=opening_plies,
-                             resolve=database.resolve_spec if database is not None else lambda spec: spec)
+                             resolve=(lambda spec: database.resolve_spec(spec, allow_engines=allow_engines))
+                             if database is not None else lambda spec: spec)
         if record and database is None:  # only now, with the input checked
             from harness.db import open_database
             database = stack.enter_context(open_database(db_url))
@@ -477,10 +489,11 @@ def format_interval(low: float | None, high: float | None, number: str = "{:.3f}
 @db_option
 @click.option("--validate", "validate_only", is_flag=True, help="Only validate STUDY's best trial against the defaults.")
 @click.option("--stale-after", type=click.IntRange(2), default=120, show_default=True, help="Seconds without a heartbeat after which another driver's trial counts as abandoned.")
+@allow_engines_option
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON line summarising the run (progress stays on stderr).")
 def tune(study: str, trials: int | None, workers: int | None, address: str | None, db_url: str | None,
-         validate_only: bool, stale_after: int, as_json: bool) -> int:
-    """Tune a player's evaluation weights with Optuna; validate the best and save it as tuned:<study>.
+         validate_only: bool, stale_after: int, as_json: bool, allow_engines: bool) -> int:
+    """Tune a player's weights and parameters with Optuna; validate the best and save it as tuned:<study>.
 
     STUDY is a study file (studies/*.toml); with --validate also the name of a
     study in the database. Running the same command again resumes the study;
@@ -508,12 +521,14 @@ def tune(study: str, trials: int | None, workers: int | None, address: str | Non
                 if not database_exists(tuning.database_url(db_url)):  # checked before anything opens (and creates) it
                     raise click.UsageError(f"no results database at {mask_url(tuning.database_url(db_url))}; "
                                            "give --db URL where the study was tuned (harness studies lists them)")
-                validation = tuning.validate(study, db_url=db_url, workers=workers, address=address, on_event=view)
+                validation = tuning.validate(study, db_url=db_url, workers=workers, address=address, on_event=view,
+                                             allow_engines=allow_engines)
                 view.close()
                 console.print(tuning_view.validation_table(validation))
                 return 0
             summary = tuning.tune(tuning.load_study_file(study), trials=trials, workers=workers, address=address,
-                                  db_url=db_url, grace_period=stale_after, on_event=view)
+                                  db_url=db_url, grace_period=stale_after, on_event=view,
+                                  allow_engines=allow_engines)
     except KeyboardInterrupt:
         view.close()
         click.echo(f"harness: tuning interrupted; nothing is lost, resume with: "
@@ -725,6 +740,9 @@ def emulate(host: str, port: int, opponent: str, beat_ms: int, key_file: str, ma
               help="A player (repeat for several); tuned:<name> names a tuned player.")
 @click.option("--opponent", default=None, metavar="SPEC", help="Gauntlet: every player against this one.")
 @click.option("--round-robin", is_flag=True, help="Every pair of players, both seats, the same seeds.")
+@click.option("--ladder", is_flag=True,
+              help="A gauntlet against every reference opponent of the game (G-Bot stand-ins; "
+                   "Fairy-Stockfish rungs for xiangqi), one run per rung.")
 @click.option("--games", type=int, default=None, metavar="N",
               help="Games per player (gauntlet) or per pair (round-robin, even); the cap with --sprt.")
 @click.option("--seeds", "seed_start", type=int, default=0, show_default=True, metavar="START",
@@ -742,11 +760,13 @@ def emulate(host: str, port: int, opponent: str, beat_ms: int, key_file: str, ma
 @click.option("--json", "as_json", is_flag=True, help="Print only a one-line JSON summary (format in docs/cluster.md).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar on stderr.")
 @db_option
+@allow_engines_option
 @click.pass_context
 def tournament(ctx: click.Context, game: str | None, players: tuple[str, ...], opponent: str | None,
-               round_robin: bool, games: int | None, seed_start: int, opening_plies: int, sprt: str | None,
+               round_robin: bool, ladder: bool, games: int | None, seed_start: int, opening_plies: int,
+               sprt: str | None,
                workers: int | None, address: str | None, run_name: str | None, resume: str | None,
-               as_json: bool, quiet: bool, db_url: str | None) -> int:
+               as_json: bool, quiet: bool, db_url: str | None, allow_engines: bool) -> int:
     """Play a gauntlet or a round-robin on Ray, record every match, print the run's leaderboard.
 
     A round-robin also prints the players' Bradley-Terry Elo over the run.
@@ -763,16 +783,33 @@ def tournament(ctx: click.Context, game: str | None, players: tuple[str, ...], o
       harness tournament --resume 12
       harness tournament totality --player greedy --opponent gbot --games 1000 --address auto
       harness tournament totality --player greedy --opponent random --games 20 --json --quiet
+      harness tournament xiangqi --player alphabeta:depth=4 --opponent uci:command=fairy-stockfish,nodes=10000 --games 20
+      harness tournament xiangqi:black --player alphabeta:depth=3 --ladder --games 10
     """
     import json
 
     from rich.console import Console
 
-    from harness.tournament import run_tournament
+    from harness.tournament import run_ladder, run_tournament
+    if ladder:
+        if opponent or round_robin or sprt or resume:
+            raise click.UsageError("--ladder chooses the opponents: give it without --opponent, --round-robin, "
+                                   "--sprt and --resume")
+        if game is None or games is None:
+            raise click.UsageError("--ladder needs GAME and --games N")
+        reports = run_ladder(game, players, games=games, seed_start=seed_start, opening_plies=opening_plies,
+                             workers=workers, address=address, db_url=db_url, run_name=run_name,
+                             allow_engines=allow_engines, console=Console(stderr=True))
+        for report in reports:
+            ctx.invoke(leaderboard, game=report.config.game, opponent=report.config.opponent,
+                       run=str(report.run_id), by="mean", as_json=False, as_csv=False, db_url=db_url)
+            for line in report.summary():
+                click.echo(line)
+        return 130 if reports and reports[-1].interrupted else 0
     report = run_tournament(game, players, opponent, round_robin=round_robin, games=games,
                             seed_start=seed_start, opening_plies=opening_plies, sprt=sprt, workers=workers,
                             address=address, db_url=db_url, run_name=run_name, resume=resume,
-                            console=None if quiet else Console(stderr=True))
+                            allow_engines=allow_engines, console=None if quiet else Console(stderr=True))
     if as_json:
         click.echo(json.dumps(report.to_dict()))
         return 130 if report.interrupted else 0

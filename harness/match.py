@@ -127,9 +127,12 @@ def play_match(spec: MatchSpec) -> MatchResult:
     finally:
         player.close()
         env.opponent.close()
+    # The game's counters, then the players' own figures (a UCI engine's nodes) by seat.
+    counters = ({f"player_{k}": v for k, v in player.stats().items()}
+                | {f"opponent_{k}": v for k, v in env.opponent.stats().items()})
     return build_result(rules, env.state, player=player.spec, opponent=env.opponent.spec, seed=spec.seed,
                         actions=env.actions, outcome=outcome, started=started, player_s=player_s,
-                        opponent_s=env.opponent_seconds, key=match_key(spec), error=error,
+                        opponent_s=env.opponent_seconds, key=match_key(spec), error=error, counters=counters,
                         opening_plies=spec.opening_plies)
 
 

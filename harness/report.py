@@ -267,4 +267,4 @@ def _validation_html(validation: tuning.Validation | None) -> str:
 def tuning_opponent(db: Any, config: tuning.StudyFile) -> str:
     """The study's opponent as the results database records it (named players resolved)."""
     from players import load as load_player
-    return load_player(db.resolve_spec(config.opponent)).spec
+    return load_player(db.resolve_spec(config.opponent, allow_engines=True)).spec  # only read

@@ -45,9 +45,9 @@ from harness.errors import HarnessError, InvalidInput
 from harness.games import load as load_game
 from harness.match import MatchResult, MatchSpec, match_key
 from harness.sprt import Pentanomial, SprtConfig, SprtStatus, elo_estimate, pair_points
-from players import load as load_player
+from players import guard_engine, load as load_player
 
-__all__ = ["TournamentConfig", "TournamentReport", "plan", "play", "run_tournament"]
+__all__ = ["TournamentConfig", "TournamentReport", "plan", "play", "run_ladder", "run_tournament"]
 
 GAUNTLET = "gauntlet"
 ROUND_ROBIN = "round-robin"
@@ -353,7 +353,7 @@ def play(database: Database, run_id: int, config: TournamentConfig, pool: Any, *
 
 
 @contextmanager
-def _lookup(db_url: str | None) -> Iterator[Callable[[str], str]]:
+def _lookup(db_url: str | None, allow_engines: bool = False) -> Iterator[Callable[[str], str]]:
     """A resolver of ``tuned:<name>`` specs that opens an existing database only when one is asked for."""
     opened: list[Database] = []
 
@@ -362,7 +362,7 @@ def _lookup(db_url: str | None) -> Iterator[Callable[[str], str]]:
             return spec
         if not opened:
             opened.append(open_database(db_url, create=False))
-        return opened[0].resolve_spec(spec)
+        return opened[0].resolve_spec(spec, allow_engines=allow_engines)
 
     try:
         yield resolve
@@ -375,7 +375,8 @@ def run_tournament(game: str | None, players: Iterable[str] = (), opponent: str 
                    round_robin: bool = False, games: int | None = None, seed_start: int = 0,
                    opening_plies: int = 0, sprt: str | None = None, workers: int | None = None,
                    address: str | None = None, db_url: str | None = None, run_name: str | None = None,
-                   resume: str | None = None, console: Console | None = None) -> TournamentReport:
+                   resume: str | None = None, allow_engines: bool = False,
+                   console: Console | None = None) -> TournamentReport:
     """Plan (or resume) a tournament, play it on a Ray pool and record it: the CLI's one call.
 
     Args:
@@ -388,6 +389,8 @@ def run_tournament(game: str | None, players: Iterable[str] = (), opponent: str 
         db_url: the results database (None: ``$HARNESS_DB`` or the default file).
         run_name: a name for the new run.
         resume: the id or name of a run to finish.
+        allow_engines: run engine commands that come from the database (a
+            ``tuned:`` alias, the players of a resumed run).
         console: where the progress bar goes (None: none).
 
     Raises:
@@ -405,6 +408,8 @@ def run_tournament(game: str | None, players: Iterable[str] = (), opponent: str 
                 raise InvalidInput(f"no tournament run {resume!r} in {database.masked_url} "
                                    "(harness runs --kind tournament lists them)")
             config = TournamentConfig.from_dict(run.config)
+            for spec in config.players + ((config.opponent,) if config.opponent else ()):
+                guard_engine(spec, f"run {run.id}'s player", allow_engines)
             if game is not None and load_game(game).spec != config.game:
                 raise InvalidInput(f"run {run.id} plays {config.game}, not {game}")
             database.set_run_status(run.id, "running")
@@ -414,10 +419,38 @@ def run_tournament(game: str | None, players: Iterable[str] = (), opponent: str 
         raise InvalidInput("give GAME (or --resume RUN)")
     if games is None:
         raise InvalidInput("give --games N")
-    with _lookup(db_url) as resolve:  # tuned:<name> needs the database; nothing else does
+    with _lookup(db_url, allow_engines) as resolve:  # tuned:<name> needs the database; nothing else does
         config = plan(game, players, opponent, round_robin=round_robin, games=games,
                       seed_start=seed_start, opening_plies=opening_plies, sprt=sprt, resolve=resolve)
     with open_database(db_url) as database:  # only now, with the input checked: bad input creates nothing
         run_id = database.start_run("tournament", config.game, config.to_dict(), name=run_name)
         with open_pool(workers=workers, address=address) as pool:  # one local worker: in-process
             return play(database, run_id, config, pool, console=console)
+
+
+def run_ladder(game: str, players: Iterable[str], *, games: int, seed_start: int = 0, opening_plies: int = 0,
+               workers: int | None = None, address: str | None = None, db_url: str | None = None,
+               run_name: str | None = None, allow_engines: bool = False,
+               console: Console | None = None) -> list[TournamentReport]:
+    """A gauntlet of the players against every rung of the game's ladder (``players.ladder``), weakest first.
+
+    Each rung is a run of its own (named ``<run_name>/rung-<n>`` when a name
+    is given), so an interrupted rung resumes with ``--resume`` like any
+    gauntlet; the rungs share one pool. It stops at the first interrupted rung.
+
+    Raises:
+        InvalidInput, ClusterError, DatabaseError: as ``run_tournament``.
+    """
+    from players.ladder import ladder
+    reports: list[TournamentReport] = []
+    with open_database(db_url) as database, open_pool(workers=workers, address=address) as pool:
+        configs = [plan(game, players, rung, games=games, seed_start=seed_start, opening_plies=opening_plies,
+                        resolve=lambda spec: database.resolve_spec(spec, allow_engines=allow_engines))
+                   for rung in ladder(game)]  # every rung checked before the first is played
+        for number, config in enumerate(configs, 1):
+            name = f"{run_name}/rung-{number}" if run_name else None
+            run_id = database.start_run("tournament", config.game, config.to_dict(), name=name)
+            reports.append(play(database, run_id, config, pool, console=console))
+            if reports[-1].interrupted:
+                break
+    return reports

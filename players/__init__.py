@@ -12,10 +12,10 @@ import importlib
 from typing import Any
 
 from harness.errors import SpecError
-from players.base import Limits, Param, Player
+from players.base import Limits, Param, Player, shutdown
 from players.spec import parse
 
-__all__ = ["Limits", "Param", "Player", "KINDS", "load", "kinds"]
+__all__ = ["Limits", "Param", "Player", "KINDS", "load", "kinds", "runs_command", "guard_engine", "shutdown"]
 
 # kind -> (module, class, parameter a bare value sets)
 KINDS: dict[str, tuple[str, str, str | None]] = {
@@ -25,6 +25,7 @@ KINDS: dict[str, tuple[str, str, str | None]] = {
     "mcts": ("players.mcts", "MCTSPlayer", "iterations"),
     "gbot": ("players.gbot", "GBotPlayer", "level"),
     "external": ("players.external", "ExternalPlayer", "command"),
+    "uci": ("players.uci", "UCIPlayer", "command"),
 }
 
 
@@ -61,15 +62,43 @@ def load(spec: str | dict[str, Any] | Player, game: str | None = None) -> Player
     return player
 
 
+def runs_command(spec: str | dict[str, Any] | Player) -> bool:
+    """True if the player runs a program its spec names (``external``, ``uci``).
+
+    Raises:
+        SpecError: a malformed spec.
+    """
+    return load(spec).RUNS_COMMAND
+
+
+def guard_engine(spec: str | dict[str, Any], source: str, allow_engines: bool) -> str | dict[str, Any]:
+    """Return ``spec``, unless it runs a command that came from ``source`` and engines are not allowed.
+
+    A command stored in a shared database (a ``tuned:`` alias, a stored run or
+    study) would run on every machine that plays it, so it runs only when the
+    user says so (``--allow-engines``).
+
+    Raises:
+        SpecError: the spec runs a command and ``allow_engines`` is False.
+    """
+    if not allow_engines and runs_command(spec):
+        raise SpecError(f"{source} runs an engine command ({load(spec).spec}); engines named there run only with "
+                        "--allow-engines (harness play, tournament, tune)")
+    return spec
+
+
 def check_weights(player: Player, game: str) -> None:
-    """Raise SpecError if the player's weights are not features of ``game``.
+    """Raise SpecError if the player does not play ``game`` or its weights are not its features.
 
     Raises:
         UnknownGame: ``game`` is not a registered game spec (the message lists them).
-        SpecError: a weight that is not one of the game's features (the message lists them).
+        SpecError: a game the kind does not play, or a weight that is not one of
+            the game's features (the messages list the valid ones).
     """
     from harness.games import parse_spec
     from players.features import weight_vector
     name, _ = parse_spec(game)
+    if player.GAMES is not None and name not in player.GAMES:
+        raise SpecError(f"player {player.kind!r} plays {', '.join(player.GAMES)}, not {name}")
     if player.weights:
         weight_vector(name, player.weights)

@@ -11,6 +11,7 @@ import json
 import math
 import random
 from dataclasses import dataclass, fields, replace
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from harness.errors import SpecError
@@ -103,6 +104,26 @@ def parse_weight(player: str, name: str, value: Any) -> float:
     return weight
 
 
+_SHUTDOWN_HOOKS: list[Callable[[], None]] = []
+
+
+def at_shutdown(hook: Callable[[], None]) -> Callable[[], None]:
+    """Register ``hook`` to run at ``shutdown()``: a kind that keeps engines for reuse quits them there."""
+    if hook not in _SHUTDOWN_HOOKS:
+        _SHUTDOWN_HOOKS.append(hook)
+    return hook
+
+
+def shutdown() -> None:
+    """Release what players keep between matches in this process (idle engine processes).
+
+    A worker pool calls it when it closes; players still work afterwards
+    (an engine is started again when one is needed).
+    """
+    for hook in list(_SHUTDOWN_HOOKS):
+        hook()
+
+
 class Player:
     """Base of every player kind.
 
@@ -116,6 +137,8 @@ class Player:
     PARAMS: ClassVar[dict[str, Param]] = {}
     PRIMARY: ClassVar[str | None] = None
     TAKES_WEIGHTS: ClassVar[bool] = False
+    RUNS_COMMAND: ClassVar[bool] = False  # runs a program the spec names (external, uci)
+    GAMES: ClassVar[tuple[str, ...] | None] = None  # the games it plays, None for every game
 
     def __init__(self, params: dict[str, Any] | None = None,
                  weights: dict[str, float] | None = None) -> None:
@@ -163,6 +186,10 @@ class Player:
     def choose(self, rules: Rules, state: State, limits: Limits | None = None) -> Action:
         """Return one legal action for the side to move in ``state``."""
         raise NotImplementedError
+
+    def stats(self) -> dict[str, int]:
+        """Figures of the current match kept in its counters (a UCI engine's nodes); none by default."""
+        return {}
 
     def close(self) -> None:
         """Release what the player holds (a subprocess, a table); idempotent."""

@@ -13,7 +13,8 @@ stderr is kept (the last lines) for the error message.
 
 The process is started on the first move of a match (so a spec is plain data
 and building a player starts nothing) and stopped by ``close()``. It is run
-without a shell: ``command`` is split with ``shlex``. A reply that does not
+without a shell (``command`` is split with ``shlex``) and with a clean
+environment (``players.process``: no ``HARNESS_DB``, no passwords). A reply that does not
 arrive within ``timeout`` seconds kills the process; a crash, a line that is
 not JSON, or an action that is not legal raise ``PlayerError``, which the
 match records as a loss with reason ``player_error``.
@@ -21,29 +22,20 @@ match records as a loss with reason ``player_error``.
 
 from __future__ import annotations
 
-import collections
 import json
-import queue
-import shlex
-import subprocess
-import threading
-from typing import IO, Any, Callable, NoReturn
+from typing import Any
 
-from harness.errors import PlayerError, SpecError
+from harness.errors import PlayerError
 from harness.games import Action, Rules, State
 from players.base import Limits, Param, Player
-
-# Seconds a closing engine gets to exit on its own after its stdin closes.
-CLOSE_GRACE_S = 1.0
-# Lines of the engine's stderr kept for error messages.
-STDERR_LINES = 20
-_EOF = object()
+from players.process import EngineProcess, split_command
 
 
 class ExternalPlayer(Player):
     """A subprocess engine; see the module docstring for the protocol."""
 
     kind = "external"
+    RUNS_COMMAND = True
     PARAMS = {
         "command": Param(str, None, "the engine's program and arguments, split with shlex (no shell)"),
         "timeout": Param(float, 10.0, "seconds the engine may take for one move", minimum=0.001),
@@ -55,18 +47,9 @@ class ExternalPlayer(Player):
     def __init__(self, params: dict[str, Any] | None = None,
                  weights: dict[str, float] | None = None) -> None:
         super().__init__(params, weights)
-        command = self.params["command"]
-        try:
-            self.argv = shlex.split(command) if command else []
-        except ValueError as error:
-            raise SpecError(f"player 'external': command={command!r} cannot be split: {error}") from None
-        if not self.argv:
-            raise SpecError("player 'external' needs command=<program and arguments>, "
-                            "e.g. external:command=python scripts/example_engine.py")
-        self.process: subprocess.Popen[str] | None = None
-        self.replies: queue.Queue[Any] = queue.Queue()
-        self.stderr_tail: collections.deque[str] = collections.deque(maxlen=STDERR_LINES)
-        self.stderr_reader: threading.Thread | None = None
+        self.argv = split_command(self.kind, self.params["command"],
+                                  "external:command=python scripts/example_engine.py")
+        self.process: EngineProcess | None = None
         self.ply = 0
 
     def reset(self, seed: int) -> None:
@@ -98,75 +81,21 @@ class ExternalPlayer(Player):
     def close(self) -> None:
         """Close the engine's stdin, give it a moment to exit, then kill it."""
         process, self.process = self.process, None
-        if process is None:
-            return
-        try:
-            if process.stdin:
-                process.stdin.close()
-        except OSError:
-            pass
-        try:
-            process.wait(CLOSE_GRACE_S)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        if process is not None:
+            process.close()
 
     def __del__(self) -> None:
         if getattr(self, "process", None) is not None:
             self.close()
 
-    def _start(self) -> subprocess.Popen[str]:
-        self.replies = queue.Queue()
-        self.stderr_tail.clear()
-        try:
-            process = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                       stderr=subprocess.PIPE, text=True, bufsize=1)
-        except OSError as error:
-            raise PlayerError(f"engine {self.argv[0]!r} could not be started: {error}") from error
-        threading.Thread(target=_pump, args=(process.stdout, self.replies.put, _EOF), daemon=True).start()
-        self.stderr_reader = threading.Thread(target=_pump, args=(process.stderr, self.stderr_tail.append),
-                                              daemon=True)
-        self.stderr_reader.start()
-        self.process = process
-        return process
-
     def _exchange(self, request: str) -> str:
         """Send one request line and wait for one reply line, within the timeout."""
-        process = self.process or self._start()
-        try:
-            process.stdin.write(request + "\n")
-            process.stdin.flush()
-        except OSError:
-            self._fail("exited before the request could be sent")
-        timeout = self.params["timeout"]
-        try:
-            line = self.replies.get(timeout=timeout)
-        except queue.Empty:
-            process.kill()
-            self._fail(f"did not reply within {timeout:g} s and was killed")
-        if line is _EOF:
-            self._fail("closed its output without replying")
-        return line
-
-    def _fail(self, what: str) -> NoReturn:
-        """Stop the engine and raise PlayerError with its exit code and last stderr lines."""
+        if self.process is None:
+            self.process = EngineProcess(self.argv)
         process = self.process
-        self.close()
-        if self.stderr_reader is not None:
-            self.stderr_reader.join(CLOSE_GRACE_S)  # the engine is gone: its stderr ends
-        code = "" if process is None or process.returncode is None else f" (exit code {process.returncode})"
-        tail = " | ".join(line.rstrip() for line in self.stderr_tail)
-        raise PlayerError(f"engine {self.argv[0]!r} {what}{code}" + (f"; stderr: {tail[-500:]}" if tail else ""))
-
-
-def _pump(stream: IO[str], sink: Callable[[Any], None], end: Any = None) -> None:
-    """Copy lines from a pipe into ``sink`` until it closes, then ``end`` if given."""
-    try:
-        for line in stream:
-            sink(line)
-    except (OSError, ValueError):
-        pass
-    finally:
-        stream.close()
-    if end is not None:
-        sink(end)
+        try:
+            process.send(request)
+            return process.read_line(self.params["timeout"])
+        except PlayerError:
+            self.process = None
+            raise

@@ -10,13 +10,17 @@ position and positions after seeded random openings, and measures on one core
   ``SearchResult.nodes``; CPU time is robust on a shared machine) and the
   depth its iterative deepening completes within ``--seconds`` per move;
 - MCTS: iterations per CPU second with random playouts (compiled when the
-  game has a compiled rollout, else Python), and with evaluation-guided leaves.
+  game has a compiled rollout, else Python), and with evaluation-guided leaves;
+- Chinese chess: Fairy-Stockfish (when installed) on the same positions for
+  the same time per move, one thread: its nodes per second of wall time and
+  of the engine process's CPU time, and the depth it reports.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import time
@@ -26,7 +30,10 @@ from harness.games import Rules, State, load as load_game
 from harness.testing import random_positions
 from players import search as searches
 from players.features import weight_vector
+from players.ladder import FAIRY_STOCKFISH
 from players.mcts import compiled_rollout
+from players.process import find_program
+from players.uci import UCIEngine
 
 MCTS_ITERATIONS = 200
 
@@ -61,6 +68,39 @@ def bench_mcts(rules: Rules, states: list[State], spec: str) -> float:
     return round(iterations / (time.process_time() - started), 1)
 
 
+def engine_cpu_seconds(pid: int) -> float | None:
+    """User and system CPU seconds of a process (Linux ``/proc``), or None elsewhere."""
+    try:
+        fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def bench_fairy_stockfish(rules: Rules, states: list[State], seconds: float) -> dict | None:
+    """Fairy-Stockfish's nodes per second from the same positions, ``seconds`` per move; None if missing."""
+    if find_program(FAIRY_STOCKFISH) is None:
+        return None
+    engine = UCIEngine([FAIRY_STOCKFISH], {"Threads": "1"}, "auto", timeout=30)
+    try:
+        nodes, elapsed, depths = 0, 0.0, []
+        cpu_started = engine_cpu_seconds(engine.process.pid)
+        for state in states:
+            engine.new_game(30)
+            started = time.perf_counter()
+            _, info = engine.search(rules.to_fen(state), [], f"go movetime {round(seconds * 1000)}", seconds + 30)
+            elapsed += time.perf_counter() - started
+            nodes += info.get("nodes", 0)
+            depths.append(info.get("depth", 0))
+        cpu_ended = engine_cpu_seconds(engine.process.pid)
+    finally:
+        engine.close()
+    cpu = None if cpu_started is None or cpu_ended is None else cpu_ended - cpu_started
+    return {"engine": engine.name, "nodes_per_s": round(nodes / elapsed),
+            "nodes_per_cpu_s": round(nodes / cpu) if cpu else None,
+            "depth_median": statistics.median(depths), "depth_min": min(depths), "depth_max": max(depths)}
+
+
 def run(games: list[str], seconds: float, count: int) -> dict:
     """The measurements of every game, keyed by game spec."""
     report: dict = {"seconds_per_move": seconds, "positions": count, "games": {}}
@@ -74,6 +114,8 @@ def run(games: list[str], seconds: float, count: int) -> dict:
             "mcts_eval_iterations_per_s": bench_mcts(rules, states,
                                                      f"mcts:iterations={MCTS_ITERATIONS},rollout=eval"),
         }
+        if rules.name == "xiangqi":
+            report["games"][rules.spec]["fairy_stockfish"] = bench_fairy_stockfish(rules, states, seconds)
     return report
 
 

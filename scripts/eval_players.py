@@ -1,7 +1,8 @@
 #!/usr/bin/env python
 """Strength of the players per game over seeded matches, printed as a rich table.
 
-Usage: scripts/eval_players.py [--matches N] [--workers W] [--json | --markdown] [GAME ...]
+Usage: scripts/eval_players.py [--matches N] [--workers W] [--json | --markdown]
+                               [--fairy [--fairy-nodes N,N] [--alphabeta-nodes N] [--no-gbot]] [GAME ...]
 
 Rows per game (default: every game with a compiled search; Totality at both
 levels, Chinese chess in both seats):
@@ -12,6 +13,13 @@ levels, Chinese chess in both seats):
   endgame) vs the stand-in: what the stand-in's own evaluation scores against
   it (left out where the stand-in uses the default weights, as it equals the
   row above).
+
+With ``--fairy`` the rows are instead, per Chinese chess seat, the project's
+alpha-beta against Fairy-Stockfish at the same node count per move
+(``--fairy-nodes``; alpha-beta without a depth cap, Fairy-Stockfish with one
+thread, so both are deterministic; ``--alphabeta-nodes`` gives alpha-beta
+another count, for node odds), and the G-Bot stand-in against the weakest of
+those Fairy-Stockfish rungs (``players.ladder``; ``--no-gbot`` leaves it out).
 
 Each row plays ``--matches`` seeded matches (seeds 0..N-1, two random opening
 plies for variety) and shows the mean documented score with its 95% interval
@@ -41,6 +49,7 @@ from harness.testing import random_positions
 import players
 from players import search as searches
 from players.features import weight_vector
+from players.ladder import fairy_stockfish
 
 SEATS = {"ravenward": ["ravenward"], "totality": ["totality", "totality:easy"],
          "xiangqi": ["xiangqi", "xiangqi:black"]}
@@ -81,14 +90,28 @@ def rows_for(game: str) -> list[Row]:
     return rows + [Row(f"reference: gbot's own evaluation at depth {depth} vs gbot", game, reference, "gbot")]
 
 
+def fairy_rows(game: str, nodes: list[int], alphabeta_nodes: int | None = None, gbot: bool = True) -> list[Row]:
+    """Alpha-beta against Fairy-Stockfish (at equal node counts unless ``alphabeta_nodes`` is
+    given), and the stand-in against the weakest Fairy-Stockfish."""
+    unbounded = searches.module(load_game(game).name).MAX_PLY - 2  # nodes alone stop the search
+    rows = [Row(f"alphabeta nodes={alphabeta_nodes or count:,} vs Fairy-Stockfish nodes={count:,}", game,
+                players.load(f"alphabeta:depth={unbounded},nodes={alphabeta_nodes or count}").spec,
+                fairy_stockfish(count))
+            for count in nodes]
+    return rows + ([Row(f"gbot vs Fairy-Stockfish nodes={min(nodes):,}", game, "gbot",
+                        fairy_stockfish(min(nodes)))] if gbot else [])
+
+
 def summarise(results: list[MatchResult]) -> dict:
     """Mean score with its 95% interval, W/D/L, and time per player move."""
     mean, low, high = mean_interval([r.score for r in results])
     count = {key: sum(1 for r in results if r.outcome == key) for key in ("win", "draw", "loss")}
     errors = sum(1 for r in results if r.error)
     player_moves = sum((r.plies + 1) // 2 for r in results)
+    opponent_moves = sum(r.plies // 2 for r in results)
     return {"matches": len(results), "mean": mean, "low": float(low), "high": float(high),
-            **count, "errors": errors, "s_per_move": sum(r.player_s for r in results) / max(1, player_moves)}
+            **count, "errors": errors, "s_per_move": sum(r.player_s for r in results) / max(1, player_moves),
+            "opponent_s_per_move": sum(r.opponent_s for r in results) / max(1, opponent_moves)}
 
 
 def depth_under(game: str, budget: float, positions: int = 5) -> dict:
@@ -156,13 +179,23 @@ def render(summaries: list[dict], depths: list[dict], matches: int, budget: floa
     console.print(limits)
 
 
-def markdown(summaries: list[dict], depths: list[dict], budget: float) -> str:
-    """The same two tables in Markdown, for the documentation, with the reference rows' specs."""
-    lines = ["| game | row | mean score [95% CI] | W/D/L | ms/move |", "|---|---|---|---|---|"]
-    lines += [f"| {r['game']} | {r['label']} | {r['mean']:.1f} [{r['low']:.1f}, {r['high']:.1f}] | "
-              f"{r['win']}/{r['draw']}/{r['loss']} | {1000 * r['s_per_move']:.1f} |" for r in summaries]
+def markdown(summaries: list[dict], depths: list[dict], budget: float, opponent_time: bool = False) -> str:
+    """The same two tables in Markdown, for the documentation, with the reference rows' specs.
+
+    ``opponent_time`` adds the opponent's ms/move (the Fairy-Stockfish rows).
+    Scores show two decimals when every row's lie within 0..1 (Chinese chess), else one.
+    """
+    digits = 2 if all(-1.5 <= r["low"] and r["high"] <= 1.5 for r in summaries) else 1
+    extra = (" opponent ms/move |", "---|") if opponent_time else ("", "")
+    lines = ["| game | row | mean score [95% CI] | W/D/L | ms/move |" + extra[0], "|---|---|---|---|---|" + extra[1]]
+    lines += [f"| {r['game']} | {r['label']} | {r['mean']:.{digits}f} "
+              f"[{r['low']:.{digits}f}, {r['high']:.{digits}f}] | "
+              f"{r['win']}/{r['draw']}/{r['loss']} | {1000 * r['s_per_move']:.1f} |"
+              + (f" {1000 * r['opponent_s_per_move']:.1f} |" if opponent_time else "") for r in summaries]
     lines += [""] + [f"- {r['game']} {r['label']}: `{r['player']}`" for r in summaries
                      if r["label"].startswith("reference")]
+    if not depths:
+        return "\n".join(lines)
     lines += ["", f"| game | deepest depth under {budget:g} s per move | slowest move at that depth (s) "
                   "| node limit for the same budget |", "|---|---|---|---|"]
     lines += [f"| {r['game']} | {r['depth']} | {r['slowest_s']:.2f} | {r['nodes']:,} |" for r in depths]
@@ -177,15 +210,28 @@ def main() -> int:
     parser.add_argument("--budget", type=float, default=2.0, help="seconds per move for the depth limit")
     parser.add_argument("--json", action="store_true", help="print one JSON line instead of tables")
     parser.add_argument("--markdown", action="store_true", help="print Markdown tables instead")
+    parser.add_argument("--fairy", action="store_true",
+                        help="rows against Fairy-Stockfish instead (Chinese chess seats only)")
+    parser.add_argument("--fairy-nodes", default="1000,10000", metavar="N,N",
+                        help="node counts per move of both sides for --fairy")
+    parser.add_argument("--alphabeta-nodes", type=int, default=None, metavar="N",
+                        help="alpha-beta's node count for --fairy (default: Fairy-Stockfish's)")
+    parser.add_argument("--no-gbot", action="store_true", help="leave out the gbot row of --fairy")
     args = parser.parse_args()
     games = args.games or [seat for name in searches.available() for seat in SEATS[name]]
-    rows = [row for game in games for row in rows_for(game)]
+    if args.fairy:
+        nodes = [int(count) for count in args.fairy_nodes.split(",")]
+        rows = [row for game in games if load_game(game).name == "xiangqi"
+                for row in fairy_rows(game, nodes, args.alphabeta_nodes, not args.no_gbot)]
+    else:
+        rows = [row for game in games for row in rows_for(game)]
     summaries = evaluate(rows, args.matches, args.workers)
-    depths = [depth_under(game, args.budget) for game in dict.fromkeys(load_game(g).name for g in games)]
+    depths = [] if args.fairy else [depth_under(game, args.budget)
+                                    for game in dict.fromkeys(load_game(g).name for g in games)]
     if args.json:
         print(json.dumps({"matches": args.matches, "rows": summaries, "limits": depths}))
     elif args.markdown:
-        print(markdown(summaries, depths, args.budget))
+        print(markdown(summaries, depths, args.budget, opponent_time=args.fairy))
     else:
         render(summaries, depths, args.matches, args.budget)
     return 0

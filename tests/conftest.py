@@ -17,3 +17,22 @@ def ray_cluster():
     from harness.cluster import ray_session
     with ray_session(num_cpus=2):
         yield
+
+
+@pytest.fixture(scope="session")
+def fairy_stockfish() -> str:
+    """The command of the real Fairy-Stockfish engine (Debian package ``fairy-stockfish``).
+
+    Missing, the tests that need it are skipped on a developer's machine and
+    fail in CI (``.ci/run`` sets ``HARNESS_CI=1`` and installs the package).
+    """
+    import os
+
+    from players.process import find_program
+    command = "fairy-stockfish"
+    if find_program(command) is None:
+        message = "fairy-stockfish is not installed (apt-get install fairy-stockfish)"
+        if os.environ.get("HARNESS_CI"):
+            pytest.fail(message + "; CI must have it")
+        pytest.skip(message)
+    return command

@@ -68,6 +68,8 @@ class InProcessPool:
         self._started = True
 
     def close(self) -> None:
+        import players
+        players.shutdown()  # engine processes the players kept between matches
         self._queue.clear()
         self._ready.clear()
         self._started = False

@@ -195,6 +195,9 @@ class Pool:
         """Stop the workers, drop work in flight, and end the Ray session if the pool started it."""
         if not self._started:
             return
+        # idle workers release their players' engines; busy ones are killed at once (work in
+        # flight is dropped), and their engines see their input close and exit
+        _close_workers([w.handle for w in self._workers if w.inflight == 0])
         for handle in [w.handle for w in self._workers + list(self._starting.values())] + self._helpers:
             try:
                 ray.kill(handle)
@@ -504,3 +507,11 @@ class Pool:
         if isinstance(cause, HarnessError):
             return cause
         return ClusterError(f"a worker failed: {one_line(cause or error)}")
+
+
+def _close_workers(handles: list[Any], timeout_s: float = 5.0) -> None:
+    """Ask live workers to release their players' processes before they are killed (best effort)."""
+    try:
+        ray.get([handle.close.remote() for handle in handles], timeout=timeout_s)
+    except Exception:  # noqa: BLE001 - a dead or stuck worker is killed next anyway
+        pass

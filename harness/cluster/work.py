@@ -45,6 +45,11 @@ class MatchWorker:
     def call(self, fn: Callable[[Any], Any], item: Any) -> Any:
         return fn(item)
 
+    def close(self) -> None:
+        """Release what players keep between matches (idle engine processes) before the actor ends."""
+        import players
+        players.shutdown()
+
 
 class TokenBucket:
     """Hands out time slots at ``rate`` per second, bursts of up to ``burst`` at once.

@@ -541,11 +541,18 @@ class Database:
             return list(session.scalars(select(RunRow.study).where(RunRow.study.is_not(None))
                                         .distinct().order_by(RunRow.study)))
 
-    def resolve_spec(self, spec: str) -> str:
+    def resolve_spec(self, spec: str, allow_engines: bool = False) -> str:
         """Resolve a ``tuned:<name>`` alias to its stored spec; any other spec is returned unchanged.
 
+        Args:
+            spec: a player spec or ``tuned:<name>``.
+            allow_engines: accept an alias whose stored spec runs a command
+                (``external``, ``uci``); by default that is refused, since a
+                command in a shared database would run on every machine.
+
         Raises:
-            SpecError: an unknown name; the message lists the known names.
+            SpecError: an unknown name (the message lists the known names), or
+                an engine command without ``allow_engines``.
         """
         if not spec.startswith(ALIAS_PREFIX):
             return spec
@@ -554,7 +561,8 @@ class Database:
         if stored is None:
             known = ", ".join(ALIAS_PREFIX + n for n in self.named_players()) or "none yet (harness tune makes them)"
             raise SpecError(f"unknown tuned player {spec!r}; known: {known} (harness players lists them)")
-        return stored
+        from players import guard_engine
+        return guard_engine(stored, f"tuned player {spec!r}", allow_engines)
 
     # -- live games -------------------------------------------------------------------------
 

@@ -36,7 +36,7 @@ def canonical_player(database: Database, spec: str) -> str:
     Raises:
         SpecError: an unknown alias, kind, parameter or weight.
     """
-    spec = database.resolve_spec(spec)
+    spec = database.resolve_spec(spec, allow_engines=True)  # only read, never run
     try:
         from players import load
         return load(spec).spec

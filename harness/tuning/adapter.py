@@ -89,11 +89,22 @@ class Trial:
         self.storage_id: int = study._trial_id(trial.number)
 
     def suggest(self, weight: WeightRange) -> float:
-        """This trial's value of one searched weight (a categorical for a list of choices)."""
+        """This trial's value of one searched weight or parameter (a categorical for a list of choices).
+
+        Four significant digits (readable in a spec, and finer than the games
+        can tell apart); a whole number for an integer parameter.
+        """
         if weight.choices is not None:
-            return float(self._study._call(lambda: self._trial.suggest_categorical(weight.name, list(weight.choices))))
-        return self._study._call(lambda: self._trial.suggest_float(weight.name, weight.low, weight.high,
-                                                                   log=weight.log))
+            value = self._study._call(lambda: self._trial.suggest_categorical(weight.name, list(weight.choices)))
+            if weight.integer:
+                return int(value)
+        elif weight.integer:
+            return self._study._call(lambda: self._trial.suggest_int(weight.name, int(weight.low), int(weight.high),
+                                                                     log=weight.log))
+        else:
+            value = self._study._call(lambda: self._trial.suggest_float(weight.name, weight.low, weight.high,
+                                                                        log=weight.log))
+        return float(f"{float(value):.4g}")
 
     def report(self, value: float, step: int) -> None:
         """An intermediate value (one per game for the Wilcoxon pruner, one per rung for halving)."""

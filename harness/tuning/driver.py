@@ -46,7 +46,7 @@ from harness.tuning.events import OnEvent, PoolResized, TrialEnded, TuningProgre
 from harness.tuning.heartbeat import Heartbeat
 from harness.tuning.objectives import game_value, objective_value
 from harness.tuning.studyfile import StudyFile
-from harness.tuning.validation import Validation, database_url, run_validation
+from harness.tuning.validation import Validation, check_engines, database_url, run_validation
 
 __all__ = ["Driver", "TuneSummary", "tune", "should_start_trial", "GAMES_PER_WORKER", "open_pool"]
 
@@ -184,7 +184,7 @@ class Driver:
         self.asked = trial  # until it is in ``active``, an interruption fails it from here
         try:
             # the spec carries 4 significant digits (readable, and finer than the games can tell apart)
-            weights = {w.name: float(f"{trial.suggest(w):.4g}") for w in self.config.weights}
+            weights = {w.name: trial.suggest(w) for w in self.config.weights + self.config.params}
             spec = self.config.player_spec(weights)
             trial.set_attr("spec", spec)
             trial.set_attr("driver", self.identity)
@@ -405,7 +405,8 @@ def _resizes_as_events(pool: Any, on_event: OnEvent) -> Iterator[None]:
 
 def tune(config: StudyFile, *, trials: int | None = None, workers: int | None = None,
          address: str | None = None, db_url: str | None = None, pool: Any = None,
-         validate_best: bool = True, on_event: OnEvent = ignore, grace_period: int = 120) -> TuneSummary:
+         validate_best: bool = True, on_event: OnEvent = ignore, grace_period: int = 120,
+         allow_engines: bool = False) -> TuneSummary:
     """Run (or resume) a study until it holds ``trials`` finished trials, then validate the best.
 
     Args:
@@ -420,6 +421,8 @@ def tune(config: StudyFile, *, trials: int | None = None, workers: int | None = 
         on_event: called with progress values (``harness.tuning.events``).
         grace_period: seconds without a heartbeat after which a RUNNING trial
             counts as left behind by a killed driver.
+        allow_engines: tune or play against players that run a command
+            (``external``, ``uci``); refused by default (see ``check_engines``).
 
     Returns:
         The summary, with the validation when it ran.
@@ -435,8 +438,8 @@ def tune(config: StudyFile, *, trials: int | None = None, workers: int | None = 
     url = database_url(db_url)
     db = open_database(url)
     try:
+        opponent = check_engines(config, db, allow_engines)
         study = open_study(config, url, grace_period=grace_period)
-        opponent = db.resolve_spec(config.opponent)
         with open_pool(pool, workers, address) as active_pool, _resizes_as_events(active_pool, on_event):
             active_pool.start()  # before the clock: Ray and the workers take seconds to start
             driver = Driver(config, study, db, active_pool, target=trials or config.trials,

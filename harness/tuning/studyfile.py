@@ -25,17 +25,17 @@ from harness.match import MatchSpec
 from harness.tuning.objectives import OBJECTIVES
 
 __all__ = ["OBJECTIVES", "SAMPLERS", "PRUNERS", "WeightRange", "StudyFile", "parse_study_file",
-           "load_study_file"]
+           "load_study_file", "spec_key"]
 
 SAMPLERS = ("tpe", "random", "cmaes")
 PRUNERS = ("wilcoxon", "halving", "none")
-TOP_KEYS = ("name", "description", "game", "opening_plies", "player", "opponent", "objective",
+TOP_KEYS = ("name", "description", "game", "opening_plies", "player", "opponent", "params", "objective",
             "sampler", "pruner", "p_threshold", "seed", "budget", "seeds", "weights")
 BUDGET_KEYS = ("trials", "games", "rungs", "parallel")
 SEED_KEYS = ("tuning", "validation")
 WEIGHT_KEYS = ("low", "high", "log", "choices")
+PARAM_KEYS = WEIGHT_KEYS + ("integer", "default")
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
-
 
 
 @dataclass(frozen=True)
@@ -48,6 +48,7 @@ class WeightRange:
     high: float = 0.0
     log: bool = False
     choices: tuple[float, ...] | None = None
+    integer: bool = False  # a searched parameter that takes whole numbers (depth, option.Hash)
 
     def describe(self) -> str:
         """The range in one short phrase, for tables and docs."""
@@ -79,6 +80,7 @@ class StudyFile:
     opening_plies: int = 0
     description: str = ""
     text: str = field(default="", repr=False, compare=False)
+    params: tuple[WeightRange, ...] = ()  # searched parameters other than weights (``[params]``)
 
     @property
     def games(self) -> int:
@@ -86,15 +88,19 @@ class StudyFile:
         return self.rungs[-1]
 
     def default_weights(self) -> dict[str, float]:
-        """The default of every searched weight: the baseline trial's parameters."""
-        return {w.name: w.default for w in self.weights}
+        """The default of every searched weight and parameter: the baseline trial's parameters."""
+        return {w.name: w.default for w in self.weights + self.params}
 
     def player_spec(self, weights: dict[str, float]) -> str:
-        """The canonical spec of the study's player with ``weights`` (searched ones) set."""
+        """The canonical spec of the study's player with ``weights`` (searched weights and parameters) set."""
         from players import load as load_player
+        names = {w.name for w in self.weights}
+        searched = {spec_key(name, names): value for name, value in weights.items()}
         fixed = dict(self.player.get("weights", {}))
         params = {k: v for k, v in self.player.items() if k != "weights"}
-        return load_player({**params, "weights": fixed | weights}, self.game).spec
+        params |= {key: value for key, value in searched.items() if not key.startswith("w.")}
+        found = {key[2:]: value for key, value in searched.items() if key.startswith("w.")}
+        return load_player({**params, "weights": fixed | found}, self.game).spec
 
     def matches(self, player: str, opponent: str, seeds: Iterable[int]) -> list[MatchSpec]:
         """The match specs of ``player`` on ``seeds``, in seed order."""
@@ -107,7 +113,19 @@ class StudyFile:
             "weights": [[w.name, w.low, w.high, w.log, w.choices] for w in self.weights],
             "objective": self.objective, "pruner": self.pruner, "rungs": self.rungs,
             "tuning": [self.tuning_seeds.start, self.tuning_seeds.stop],
-            "opening_plies": self.opening_plies}, sort_keys=True)
+            "opening_plies": self.opening_plies,
+            **({"params": [[p.name, p.low, p.high, p.log, p.choices, p.integer] for p in self.params]}
+               if self.params else {})}, sort_keys=True)
+
+
+def spec_key(name: str, weights: Iterable[str]) -> str:
+    """The player-spec key a study's searched name sets: ``w.<name>`` for a weight, else the name itself.
+
+    A ``[weights]`` entry names an evaluation feature; a ``[params]`` entry
+    names a numeric parameter of the player's kind (``c``, ``eval_scale``,
+    ``nodes``) or a UCI engine's option (``option.Hash``), as a spec writes it.
+    """
+    return f"w.{name}" if name in set(weights) else name
 
 
 def _error(path: str, key: str, problem: str, choices: Iterable[Any] | None = None) -> StudyFileError:
@@ -177,6 +195,58 @@ def _weight(path: str, game: str, name: str, value: Any) -> WeightRange:
     return WeightRange(name, default, float(low), float(high), bool(log))
 
 
+def _param(path: str, player: dict[str, Any], name: str, value: Any) -> WeightRange:
+    """One ``[params]`` entry: a numeric parameter of the player's kind, or ``option.NAME`` of an engine."""
+    from players import player_class
+    cls = player_class(player["kind"])
+    key = f"params.{name}"
+    if not isinstance(value, dict):
+        raise _error(path, key, f"{value!r} is not a table like {{ low = 0.5, high = 3.0 }}")
+    _check_keys(path, f"{key}.", value, PARAM_KEYS)
+    numeric = {n: p for n, p in cls.PARAMS.items() if p.kind in (int, float) and p.choices is None}
+    if name.startswith("option.") and player["kind"] == "uci":
+        integer, default = bool(value.get("integer", False)), value.get("default", player.get(name))
+    elif name in numeric:
+        integer = numeric[name].kind is int
+        default = value.get("default", player.get(name, numeric[name].default))
+    else:
+        valid = sorted(numeric) + (["option.<NAME>"] if player["kind"] == "uci" else [])
+        raise _error(path, key, f"{player['kind']!r} has no numeric parameter {name!r}", valid)
+    if name in player:
+        raise _error(path, f"player.{name}", "is both fixed and searched")
+    if "choices" in value:
+        choices = value["choices"]
+        if (set(value) - {"choices", "default", "integer"} or not isinstance(choices, list) or not choices
+                or not all(isinstance(c, (int, float)) and not isinstance(c, bool) for c in choices)):
+            raise _error(path, f"{key}.choices", f"{choices!r} is not a non-empty list of numbers (without low, "
+                         "high and log)")
+        if default is None:
+            default = choices[0]
+        if default not in choices:
+            raise _error(path, f"{key}.choices", f"must include the default {default:g} (the baseline trial)")
+        choices = tuple(int(c) if integer else float(c) for c in choices)
+        return WeightRange(name, default, min(choices), max(choices), False, choices, integer)
+    for bound in ("low", "high"):
+        if bound not in value:
+            raise _error(path, f"{key}.{bound}", "missing")
+    low = _typed(path, f"{key}.low", value["low"], (int, float), "a number")
+    high = _typed(path, f"{key}.high", value["high"], (int, float), "a number")
+    log = _typed(path, f"{key}.log", value.get("log", False), bool, "true or false")
+    if default is None:
+        raise _error(path, f"{key}.default", "missing: the baseline trial needs the engine's own value")
+    default = _typed(path, f"{key}.default", default, (int, float), "a number")
+    if not low < high:
+        raise _error(path, key, f"low {low:g} is not below high {high:g}")
+    if log and low <= 0:
+        raise _error(path, f"{key}.log", f"a log range needs low > 0, got {low:g}")
+    if not low <= default <= high:
+        raise _error(path, key, f"range {low:g}..{high:g} excludes the default {default:g} (the baseline trial)")
+    if integer and not all(float(v).is_integer() for v in (low, high, default)):
+        raise _error(path, key, "an integer parameter needs whole low, high and default")
+    cast = int if integer else float
+    return WeightRange(name, cast(default), cast(low), cast(high), bool(log), None, integer)
+
+
 def _rungs(path: str, budget: dict[str, Any], pruner: str) -> tuple[int, ...]:
     games = budget.get("games")
     if games is not None:
@@ -221,9 +291,11 @@ def parse_study_file(text: str, path: str = "<study>") -> StudyFile:
     except tomllib.TOMLDecodeError as error:
         raise StudyFileError(f"{path}: not valid TOML: {error}") from None
     _check_keys(path, "", data, TOP_KEYS)
-    for key in ("name", "game", "player", "opponent", "weights", "budget", "seeds"):
+    for key in ("name", "game", "player", "opponent", "budget", "seeds"):
         if key not in data:
             raise _error(path, key, "missing")
+    if "weights" not in data and "params" not in data:
+        raise _error(path, "weights", "missing (give weights, params or both)")
     name = _typed(path, "name", data["name"], str, "a string")
     if not NAME_PATTERN.match(name):
         raise _error(path, "name", f"{name!r} is not a study name: letters, digits, '_', '.', '-' "
@@ -243,8 +315,10 @@ def parse_study_file(text: str, path: str = "<study>") -> StudyFile:
         weighted = player_class(player["kind"]).TAKES_WEIGHTS
     except SpecError as error:
         raise _error(path, "player", str(error)) from None
-    if not weighted:
-        raise _error(path, "player.kind", f"{player['kind']!r} takes no weights",
+    raw_params = _typed(path, "params", data.get("params", {}), dict, "a table of name = { low, high }")
+    params = tuple(_param(path, player, n, v) for n, v in raw_params.items())
+    if not weighted and data.get("weights"):
+        raise _error(path, "player.kind", f"{player['kind']!r} takes no weights (search its [params])",
                      ["alphabeta", "mcts"])
     opponent = _typed(path, "opponent", data["opponent"], str, "a player spec")
     if not opponent.startswith("tuned:"):  # named players are resolved by the database
@@ -253,17 +327,21 @@ def parse_study_file(text: str, path: str = "<study>") -> StudyFile:
         except SpecError as error:
             raise _error(path, "opponent", str(error)) from None
 
-    raw_weights = data["weights"]
+    raw_weights = data.get("weights", {})
     if isinstance(raw_weights, list):
         if not all(isinstance(w, str) for w in raw_weights):
             raise _error(path, "weights", "a list of weights holds feature names only")
         raw_weights = {w: {} for w in raw_weights}
-    if not isinstance(raw_weights, dict) or not raw_weights:
-        raise _error(path, "weights", "give at least one weight, as a list of names or a table")
+    if not isinstance(raw_weights, dict) or not (raw_weights or params):
+        raise _error(path, "weights", "give at least one weight, as a list of names or a table "
+                     "(or a [params] table)")
     try:
         weights = tuple(_weight(path, game, n, v) for n, v in raw_weights.items())
     except UnknownGame as error:
         raise _error(path, "weights", str(error)) from None
+    for param in params:
+        if param.name in raw_weights:
+            raise _error(path, f"params.{param.name}", "is also a weight; a name is searched once")
     fixed = player.get("weights", {})
     for weight in weights:
         if weight.name in fixed:
@@ -315,7 +393,7 @@ def parse_study_file(text: str, path: str = "<study>") -> StudyFile:
         objective=objective, sampler=sampler, pruner=pruner, p_threshold=float(p_threshold),
         seed=seed, trials=trials, rungs=rungs, parallel=parallel, tuning_seeds=tuning,
         validation_seeds=validation, opening_plies=opening_plies,
-        description=str(data.get("description", "")), text=text)
+        description=str(data.get("description", "")), text=text, params=params)
 
 
 def load_study_file(path: str | os.PathLike[str]) -> StudyFile:

@@ -130,7 +130,7 @@ def _validation(config: StudyFile, db: Any, url: str, play: Any = None) -> tuple
         if play is None:
             return None, 0
         raise InvalidInput(f"study {config.name!r} has no complete trial yet")
-    opponent = db.resolve_spec(config.opponent)
+    opponent = db.resolve_spec(config.opponent, allow_engines=True)  # run only after check_engines
     defaults_spec = config.player_spec(config.default_weights())
     tuned_spec = best.spec or config.player_spec(dict(best.params))
     players = {"defaults": (defaults_spec, "defaults")}
@@ -161,6 +161,23 @@ def _validation(config: StudyFile, db: Any, url: str, play: Any = None) -> tuple
         named_player=f"tuned:{config.name}"), played
 
 
+def check_engines(config: StudyFile, db: Any, allow_engines: bool) -> str:
+    """The study's opponent resolved, after refusing engine commands unless ``allow_engines``.
+
+    A study's players run on every worker, and a stored study (``--validate
+    NAME``) or a ``tuned:`` opponent comes from a database others write to, so
+    a player that runs a command needs the user's ``--allow-engines``.
+
+    Raises:
+        SpecError: the player or the opponent runs a command and engines are not allowed.
+    """
+    from players import guard_engine
+    guard_engine(config.player_spec(config.default_weights()), f"study {config.name!r}'s player", allow_engines)
+    opponent = db.resolve_spec(config.opponent, allow_engines=allow_engines)
+    guard_engine(opponent, f"study {config.name!r}'s opponent", allow_engines)
+    return opponent
+
+
 def recorded_validation(config: StudyFile, db: Any, db_url: str | None = None) -> Validation | None:
     """The study's validation as recorded, or None when it has not been played in full."""
     return _validation(config, db, database_url(db_url))[0]
@@ -174,7 +191,8 @@ def run_validation(config: StudyFile, db: Any, url: str, pool: Any,
         InvalidInput: the study has no complete trial yet.
     """
     def play(runs: dict[str, tuple[str, int]], values: dict[str, dict[int, float]]) -> int:
-        played = _play_missing(config, db, pool, runs, db.resolve_spec(config.opponent), values, on_event)
+        opponent = db.resolve_spec(config.opponent, allow_engines=True)  # run only after check_engines
+        played = _play_missing(config, db, pool, runs, opponent, values, on_event)
         for _, run_id in runs.values():
             db.set_run_status(run_id, "done")
         return played
@@ -187,14 +205,16 @@ def run_validation(config: StudyFile, db: Any, url: str, pool: Any,
 
 def validate(config: StudyFile | str, *, db_url: str | None = None, workers: int | None = None,
              address: str | None = None, pool: Any = None, db: Any = None,
-             on_event: OnEvent = ignore) -> Validation:
+             on_event: OnEvent = ignore, allow_engines: bool = False) -> Validation:
     """Play the best trial and the defaults on the validation seeds; save ``tuned:<study>``.
 
     Args:
         config: the study file, or a study file path or a stored study's name.
+        allow_engines: play players that run a command (see ``check_engines``).
 
     Raises:
-        InvalidInput: the study is unknown or has no complete trial yet.
+        InvalidInput: the study is unknown or has no complete trial yet, or
+            it runs an engine command without ``allow_engines``.
     """
     from harness.db import open_database
     from harness.tuning.driver import open_pool
@@ -204,6 +224,7 @@ def validate(config: StudyFile | str, *, db_url: str | None = None, workers: int
     own_db = db is None
     db = db or open_database(url)
     try:
+        check_engines(config, db, allow_engines)
         validation, _ = _validation(config, db, url)
         if validation is None:
             with open_pool(pool, workers, address) as active_pool:

@@ -222,3 +222,18 @@ def test_the_command_runs_without_a_shell(tmp_path):
         player.choose(rules, rules.initial_state())
     player.close()
     assert not marker.exists()
+
+
+def test_the_engine_runs_with_a_clean_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv("HARNESS_DB", "postgresql://tuner:s3cret@db/harness")
+    monkeypatch.setenv("PGPASSWORD", "s3cret")
+    script = engine(tmp_path, f"""
+        open({str(tmp_path / 'environment')!r}, "w").write(json.dumps(dict(os.environ)))
+        for line in sys.stdin:
+            print(json.dumps({{"action": json.loads(line)["legal_actions"][0]}}), flush=True)
+    """)
+    assert play_match(MatchSpec(GAME, command(script), "random", seed=1)).error is None
+    environment = json.loads((tmp_path / "environment").read_text())
+    assert "HARNESS_DB" not in environment and "PGPASSWORD" not in environment
+    assert not any("s3cret" in value for value in environment.values())
+    assert environment["PATH"] == os.environ["PATH"]

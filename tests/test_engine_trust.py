@@ -1,0 +1,65 @@
+"""Engine commands that come from a database run only with --allow-engines (play, tournament, tune)."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import shlex
+import sys
+
+import pytest
+
+from harness.cli import main
+from harness.db import open_database
+from harness.errors import SpecError
+from harness.tournament import TournamentConfig, run_tournament
+
+EXAMPLE = pathlib.Path(__file__).resolve().parents[1] / "scripts" / "example_engine.py"
+ENGINE = "external:command=" + json.dumps(shlex.join([sys.executable, str(EXAMPLE)]))
+
+
+@pytest.fixture
+def db_url(tmp_path):
+    url = f"sqlite:///{tmp_path / 'shared.db'}"
+    with open_database(url) as db:
+        db.save_named_player("engine", ENGINE, "totality")
+    return url
+
+
+def test_a_tuned_alias_that_runs_a_command_is_refused_without_allow_engines(db_url, capsys):
+    code = main(["play", "totality", "--player", "tuned:engine", "--opponent", "random", "--db", db_url])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert err.startswith("harness: error: tuned player 'tuned:engine' runs an engine command (external:command=")
+    assert "--allow-engines" in err and len(err.strip().splitlines()) == 1
+
+
+def test_with_allow_engines_the_alias_plays(db_url, capsys):
+    code = main(["play", "totality", "--player", "tuned:engine", "--opponent", "random", "--db", db_url,
+                 "--allow-engines", "--json"])
+    out, _ = capsys.readouterr()
+    assert code == 0 and json.loads(out)["error"] is None
+
+
+def test_a_spec_given_on_the_command_line_needs_no_flag(db_url, capsys):
+    code = main(["play", "totality", "--player", ENGINE, "--opponent", "random", "--db", db_url, "--json"])
+    assert code == 0 and json.loads(capsys.readouterr().out)["error"] is None
+
+
+def test_read_only_lookups_resolve_engine_aliases(db_url):
+    with open_database(db_url) as db:
+        with pytest.raises(SpecError, match="--allow-engines"):
+            db.resolve_spec("tuned:engine")
+        assert db.resolve_spec("tuned:engine", allow_engines=True).startswith("external:")
+        assert db.leaderboard("totality", opponent="tuned:engine") is not None
+
+
+def test_a_tournament_refuses_an_engine_alias_and_a_stored_plan_that_runs_a_command(db_url):
+    with pytest.raises(SpecError, match="tuned player 'tuned:engine' runs an engine command"):
+        run_tournament("totality", ["tuned:engine"], "random", games=2, db_url=db_url)
+    config = TournamentConfig("totality:level=wise", ("random",), ENGINE, 2)
+    with open_database(db_url) as db:
+        run_id = db.start_run("tournament", config.game, config.to_dict(), name="stored")
+        assert db.runs() and db.matches(run_id=run_id) == []
+    with pytest.raises(SpecError, match=f"run {run_id}'s player runs an engine command"):
+        run_tournament(None, resume="stored", db_url=db_url)
