@@ -75,10 +75,10 @@ def test_tuning_a_uci_option_needs_allow_engines_then_runs_for_real(fairy_stockf
     url = f"sqlite:///{tmp_path / 'harness.db'}"
     with Pool(workers=2) as pool:
         with pytest.raises(SpecError, match="runs an engine command .* --allow-engines"):
-            tune(config, db_url=url, pool=pool, progress=False)
+            tune(config, db_url=url, pool=pool)
         with open_database(url) as db:
             assert db.runs() == []  # refused before anything was written
-        summary = tune(config, db_url=url, pool=pool, progress=False, allow_engines=True)
+        summary = tune(config, db_url=url, pool=pool, allow_engines=True)
     assert summary.trials_complete == 3 and summary.validation is not None
     with open_database(url) as db:
         stored = db.named_player("params")
