@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from harness import tuning
+from harness.files import check_output_file, write_text_whole
 
 PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{title}</title>
@@ -89,8 +90,10 @@ def write_report(reference: str, out: str | Path, db_url: str | None = None) -> 
 
     Raises:
         InvalidInput: the study is not in the database.
+        UnusableResource: ``out`` cannot be written (checked before any work).
     """
     from harness.db import open_database
+    out = check_output_file(out)
     url = tuning.database_url(db_url)
     config = tuning.study_reference(reference, url)
     trials = tuning.study_trials(config.name, url)
@@ -127,9 +130,7 @@ def write_report(reference: str, out: str | Path, db_url: str | None = None) -> 
     sections.append("<h2>Validation</h2>" + _validation_html(validation) + _table(summary))
     sections.append(f"<h2>Leaderboard: {html.escape(config.game)}</h2>" + _table(leaderboard))
     sections.append("<h2>Trials</h2>" + _table(trials, ["number", "state", "value", "games", "params"]))
-    path = Path(out)
-    path.write_text(PAGE.format(title=html.escape(f"Study {config.name}"), body="\n".join(sections)))
-    return path
+    return write_text_whole(out, PAGE.format(title=html.escape(f"Study {config.name}"), body="\n".join(sections)))
 
 
 def _validation_html(validation: tuning.Validation | None) -> str:

@@ -40,7 +40,7 @@ from rich.text import Text
 
 from harness.cluster import Pool
 from harness.db import Database, open_database
-from harness.errors import HarnessError, InvalidInput
+from harness.errors import HarnessError, InvalidInput, with_resume
 from harness.games import load as load_game
 from harness.match import MatchResult, MatchSpec, match_key
 from harness.sprt import Pentanomial, SprtConfig, SprtStatus, elo_estimate, pair_points
@@ -269,7 +269,9 @@ def play(database: Database, run_id: int, config: TournamentConfig, pool: Pool, 
         The report; the run's status is set to done, or to interrupted on Ctrl-C.
 
     Raises:
-        HarnessError: the pool or the database failed; the run is marked failed.
+        HarnessError: the pool or the database failed; the run is marked failed
+            when the database still can, and the message ends with the
+            command that resumes it.
     """
     schedule = config.schedule()
     recorded = database.recorded_keys(run_id)
@@ -307,9 +309,12 @@ def play(database: Database, run_id: int, config: TournamentConfig, pool: Pool, 
                             break
     except KeyboardInterrupt:
         status = "interrupted"
-    except HarnessError:
-        database.set_run_status(run_id, "failed")
-        raise
+    except HarnessError as error:
+        try:
+            database.set_run_status(run_id, "failed")
+        except HarnessError:
+            pass  # the database may be what failed; resume does not need the status
+        raise with_resume(error, f"harness tournament --resume {run_id}")
     finally:
         pool.cancel(tag, running=True)
     database.set_run_status(run_id, status)
@@ -345,7 +350,8 @@ def run_tournament(game: str | None, players: Iterable[str] = (), opponent: str 
         InvalidInput: bad settings, an unknown run, or a run that is not a tournament.
         ClusterError, DatabaseError: the pool or the database failed.
     """
-    with open_database(db_url) as database:
+    pool = Pool(workers=workers, address=address)  # checks workers and address before a row is written
+    with open_database(db_url) as database, pool:
         if resume is not None:
             given = list(players) or opponent or round_robin or games is not None or sprt
             if given or run_name:
@@ -368,5 +374,4 @@ def run_tournament(game: str | None, players: Iterable[str] = (), opponent: str 
                           seed_start=seed_start, opening_plies=opening_plies, sprt=sprt,
                           resolve=database.resolve_spec)
             run_id = database.start_run("tournament", config.game, config.to_dict(), name=run_name)
-        with Pool(workers=workers, address=address) as pool:
-            return play(database, run_id, config, pool, console=console)
+        return play(database, run_id, config, pool, console=console)

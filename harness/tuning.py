@@ -849,10 +849,10 @@ def tune(config: StudyFile, *, trials: int | None = None, workers: int | None = 
     url = database_url(db_url)
     db = open_database(url)
     try:
-        study = open_study(config, url, grace_period=grace_period)
-        opponent = db.resolve_spec(config.opponent)
-        started = time.monotonic()
-        with _pool(pool, workers, address) as active_pool:
+        with _pool(pool, workers, address) as active_pool:  # checks the address before the study is written
+            opponent = db.resolve_spec(config.opponent)
+            study = open_study(config, url, grace_period=grace_period)
+            started = time.monotonic()
             parallel = config.parallel or (max(1, int(getattr(active_pool, "workers", workers or 2) or 2)) + 1)
             with _progress(progress) as display:
                 driver = Driver(config, study, db, active_pool, target=trials or config.trials,
@@ -862,8 +862,28 @@ def tune(config: StudyFile, *, trials: int | None = None, workers: int | None = 
             if validate_best and _best(study) is not None:
                 validation = validate(config, db_url=url, pool=active_pool, db=db)
         return _summary(study, driver.games, time.monotonic() - started, validation)
+    except Exception as error:
+        stopped = _stopped(error, url, f"harness tune {config.path}")
+        if stopped is error:
+            raise
+        raise stopped from error
     finally:
         db.close()
+
+
+def _stopped(error: Exception, url: str, command: str) -> Exception:
+    """The error that stopped a study, as one ``HarnessError`` that says how to resume.
+
+    Optuna's storage wraps SQLAlchemy's errors in its own; ``harness.db``
+    recognises them (this module does not import SQLAlchemy). Bad input and
+    errors of no known kind are returned unchanged.
+    """
+    from harness.db import foreign_database_error
+    from harness.errors import with_resume
+    failure = foreign_database_error(error, url) or error
+    if not isinstance(failure, HarnessError) or isinstance(failure, InvalidInput):
+        return error
+    return with_resume(failure, command)
 
 
 def _summary(study: optuna.Study, games: int, seconds: float, validation: Validation | None) -> TuneSummary:
