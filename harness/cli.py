@@ -562,10 +562,10 @@ def main(argv: list[str] | None = None) -> int:
         click.echo("harness: interrupted", err=True)
         return EXIT_INTERRUPTED
     except click.UsageError as error:  # BadParameter, NoSuchOption, MissingParameter ...
-        click.echo(f"harness: error: {error.format_message()}", err=True)
+        click.echo(f"harness: error: {one_line(error.format_message())}", err=True)
         return EXIT_BAD_INPUT
     except click.ClickException as error:
-        click.echo(f"harness: error: {error.format_message()}", err=True)
+        click.echo(f"harness: error: {one_line(error.format_message())}", err=True)
         return error.exit_code
     except Exception as error:  # the last resort: whatever escaped a command
         click.echo(last_resort_line(error, args), err=True)
@@ -584,13 +584,23 @@ def last_resort_line(error: BaseException, args: list[str]) -> str:
     try:
         from harness.db import foreign_database_error, mask_secrets
     except Exception:  # a broken install must not hide the error itself
-        return f"harness: {type(error).__name__}: {' '.join(str(error).split())}"
+        return f"harness: {type(error).__name__}: {one_line(str(error))}"
     urls = given_database_urls(args)
     translated = foreign_database_error(error) if "sqlalchemy" in sys.modules else None
     if translated is not None:
-        return f"harness: error: {mask_secrets(str(translated), urls)}"
-    text = " ".join(str(error).split()) or "(no message)"
-    return f"harness: {type(error).__name__}: {mask_secrets(text, urls)}"
+        return f"harness: error: {one_line(mask_secrets(str(translated), urls))}"
+    text = one_line(str(error)) or "(no message)"
+    return f"harness: {type(error).__name__}: {one_line(mask_secrets(text, urls))}"
+
+
+def one_line(text: str) -> str:
+    """``text`` on one line: line breaks and tabs become spaces, other control characters escapes.
+
+    Messages quote what the user typed, which may hold a newline or a
+    terminal escape; the promise is one line on stderr whatever was typed.
+    """
+    flat = " ".join(part.strip() for part in text.replace("\t", " ").splitlines() if part.strip())
+    return "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in flat)
 
 
 def debug_requested(args: list[str]) -> bool:

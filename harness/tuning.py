@@ -376,6 +376,9 @@ def load_study_file(path: str | os.PathLike[str]) -> StudyFile:
         text = Path(path).read_text()
     except OSError as error:
         raise StudyFileError(f"{path}: cannot read the study file: {error.strerror}") from None
+    except UnicodeDecodeError:
+        raise StudyFileError(f"{path}: not a study file (not UTF-8 text); give a TOML file like "
+                             "studies/demo-totality.toml") from None
     return parse_study_file(text, str(path))
 
 
@@ -493,7 +496,11 @@ def load_stored_study(name: str, url: str | None = None) -> optuna.Study:
     Raises:
         InvalidInput: no study of that name in the database (the message lists them).
     """
+    from harness.db import stored_tables
     _quiet_optuna()
+    if "studies" not in stored_tables(database_url(url)):  # Optuna's storage would create its tables
+        raise InvalidInput(f"no study {name!r} in the database; known studies: none "
+                           "(run: harness tune STUDY.toml)")
     storage = _storage(database_url(url), 120)
     try:
         return optuna.load_study(study_name=name, storage=storage)

@@ -10,8 +10,9 @@ frozen dataclasses (``RunRecord``, ``MatchRecord``, ``LeaderboardRow``,
 from __future__ import annotations
 
 from harness.db.database import (DEFAULT_URL, Database, default_url, foreign_database_error, mask_secrets,
-                                  mask_url, open_database)
+                                  mask_url, open_database, stored_tables)
 from harness.db.records import LeaderboardRow, LiveGameRecord, MatchRecord, RunRecord
 
 __all__ = ["DEFAULT_URL", "Database", "LeaderboardRow", "LiveGameRecord", "MatchRecord", "RunRecord",
-           "default_url", "foreign_database_error", "mask_secrets", "mask_url", "open_database"]
+           "default_url", "foreign_database_error", "mask_secrets", "mask_url", "open_database",
+           "stored_tables"]

@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from datetime import datetime, timezone
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event, func, select, update
+from sqlalchemy import Engine, create_engine, event, func, inspect, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
@@ -119,7 +119,7 @@ def to_json(value: Any) -> str:
                            "JSON data (dicts, lists, str, finite numbers, bool, None)") from None
 
 
-# What the SQLite library's message means, and what to do about it (matched by its text).
+# What a database's message means, and what to do about it (matched by its text).
 SQLITE_HINTS = (
     ("readonly database", "the database is read-only: make the file and its directory writable "
                           "(chmod u+w) or give another --db"),
@@ -128,6 +128,7 @@ SQLITE_HINTS = (
     ("unable to open database file", "the file cannot be opened: check that its directory exists "
                                      "and is writable, or give another --db"),
     ("file is not a database", "the file is not a SQLite database: give another --db"),
+    ("already exists", "the database holds another program's tables of the same names: give another --db"),
 )
 
 
@@ -623,6 +624,28 @@ def open_database(url: str | URL | None = None) -> Database:
         database.close()
         raise
     return database
+
+
+def stored_tables(url: str | URL | None = None) -> set[str]:
+    """The names of the tables a database holds, without creating or changing anything.
+
+    For readers of data another library keeps in the same database (Optuna's
+    studies): a missing SQLite file holds no tables and is not created.
+
+    Raises:
+        InvalidInput: the URL is malformed.
+        DatabaseError: the database cannot be reached.
+    """
+    database = Database(default_url() if url is None else url)
+    try:
+        if database._file is not None and not os.path.exists(database._file):
+            return set()
+        with database.engine.connect() as connection:
+            return set(inspect(connection).get_table_names())
+    except SQLAlchemyError as error:
+        raise database._fail(error) from error
+    finally:
+        database.close()
 
 
 @contextmanager
