@@ -478,16 +478,28 @@ def open_study(config: StudyFile, url: str, *, grace_period: int = 120) -> optun
     seed = config.seed if created else random.SystemRandom().randrange(2**31)
     study = optuna.load_study(study_name=config.name, storage=storage,
                               sampler=_sampler(config, seed), pruner=_pruner(config))
-    if created:
-        study.set_user_attr("study_file", config.text)
-        study.set_user_attr("fingerprint", config.fingerprint())
-        study.set_user_attr("game", config.game)
-        study.enqueue_trial(config.default_weights(), user_attrs={"baseline": True})
-    elif study.user_attrs.get("fingerprint") not in (None, config.fingerprint()):
+    if created or "fingerprint" not in study.user_attrs:
+        _finish_creation(study, config)
+    elif study.user_attrs["fingerprint"] != config.fingerprint():
         raise StudyFileError(f"{config.path}: name: study {config.name!r} in the database was made from "
                              "a different game, player, search space, objective or seeds; give the "
                              "changed study a new name")
     return study
+
+
+def _finish_creation(study: optuna.Study, config: StudyFile) -> None:
+    """Give a new study its baseline trial and its study file, the fingerprint last.
+
+    Optuna writes each of these in its own transaction, so a driver stopped
+    in between (a crash, a full disk) leaves a study without them; the
+    fingerprint marks a finished creation, and the next driver to open the
+    study finishes one that lacks it (the baseline only if no trial exists).
+    """
+    if not study.get_trials(deepcopy=False):
+        study.enqueue_trial(config.default_weights(), user_attrs={"baseline": True})
+    study.set_user_attr("study_file", config.text)
+    study.set_user_attr("game", config.game)
+    study.set_user_attr("fingerprint", config.fingerprint())
 
 
 def load_stored_study(name: str, url: str | None = None) -> optuna.Study:
@@ -656,6 +668,15 @@ class Driver:
             if run is not None and run.status == "running":
                 self.db.set_run_status(run.id, "interrupted")
 
+    def close_finished_runs(self) -> None:
+        """A driver stopped between telling Optuna a trial's end and closing its run (two stores, two
+        transactions) left the run running; on resume such runs are marked done."""
+        finished = {_run_name(self.config.name, t.number) for t in self.study.get_trials(
+            deepcopy=False, states=(TrialState.COMPLETE, TrialState.PRUNED))}
+        for run in self.db.runs(kind="study"):
+            if run.status == "running" and run.name in finished:
+                self.db.set_run_status(run.id, "done")
+
     def submit_until(self, run: _TrialRun, count: int) -> None:
         indices = [i for i in range(run.submitted, count) if i not in run.values]
         run.submitted = max(run.submitted, count)
@@ -760,6 +781,7 @@ class Driver:
         wait for them: they finish, or their heartbeat goes stale (a killed
         driver) and they come back as enqueued trials for this driver to run.
         """
+        self.close_finished_runs()
         try:
             while True:
                 self.fill()

@@ -11,7 +11,10 @@ uses ``INSERT ... ON CONFLICT DO NOTHING`` on both backends, so a batch that
 a dead worker ran twice, or two drivers racing, store each match once. On
 SQLite, write transactions start with ``BEGIN IMMEDIATE`` (so two writers
 queue on the busy timeout instead of failing on a lock upgrade) and the file
-runs in WAL mode (readers never block the writer).
+runs in WAL mode (readers never block the writer). Before every transaction
+the file is checked to be the one opened and (for a write) writable, so a
+file moved, deleted or made read-only while a command runs stops it at the
+next result instead of letting open connections write where nothing is kept.
 """
 
 from __future__ import annotations
