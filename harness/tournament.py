@@ -352,6 +352,7 @@ def run_tournament(game: str | None, players: Iterable[str] = (), opponent: str 
     """
     pool = Pool(workers=workers, address=address)  # checks workers and address before a row is written
     with open_database(db_url) as database, pool:
+        database.check_writable()  # a read-only database fails here, before Ray starts
         if resume is not None:
             given = list(players) or opponent or round_robin or games is not None or sprt
             if given or run_name:
@@ -373,5 +374,6 @@ def run_tournament(game: str | None, players: Iterable[str] = (), opponent: str 
             config = plan(game, players, opponent, round_robin=round_robin, games=games,
                           seed_start=seed_start, opening_plies=opening_plies, sprt=sprt,
                           resolve=database.resolve_spec)
+            pool.start()  # Ray reachable and the workers up before the run is written
             run_id = database.start_run("tournament", config.game, config.to_dict(), name=run_name)
         return play(database, run_id, config, pool, console=console)

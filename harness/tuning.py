@@ -878,8 +878,14 @@ def tune(config: StudyFile, *, trials: int | None = None, workers: int | None = 
     url = database_url(db_url)
     db = open_database(url)
     try:
-        with _pool(pool, workers, address) as active_pool:  # checks the address before the study is written
+        db.check_writable()  # a read-only database fails here, before Ray starts
+    except HarnessError:
+        db.close()
+        raise
+    try:
+        with _pool(pool, workers, address) as active_pool:
             opponent = db.resolve_spec(config.opponent)
+            active_pool.start()  # Ray reachable and the workers up before the study is written
             study = open_study(config, url, grace_period=grace_period)
             started = time.monotonic()
             parallel = config.parallel or (max(1, int(getattr(active_pool, "workers", workers or 2) or 2)) + 1)

@@ -140,3 +140,20 @@ def test_emulate_on_a_port_in_use_names_the_port_and_how_to_pick_another():
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.count("\n") == 1 and f"127.0.0.1:{port}" in done.stderr
     assert "in use" in done.stderr and "--port 0" in done.stderr
+
+
+@pytest.mark.parametrize("command", [
+    ["tournament", "totality", "--player", "random", "--opponent", "random", "--games", "2"],
+    ["tune", str(ROOT / "studies" / "demo-totality.toml")],
+])
+def test_an_unreachable_ray_head_is_one_line_before_anything_is_written(command, capsys, tmp_path):
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        closed = probe.getsockname()[1]
+    url = f"sqlite:///{tmp_path / 'h.db'}"
+    code, _, err = run(capsys, *command, "--address", f"127.0.0.1:{closed}", "--db", url)
+    assert code == 1 and err.count("\n") == 1 and f"127.0.0.1:{closed}" in err
+    from harness.db import open_database, stored_tables
+    with open_database(url) as db:
+        assert db.runs() == []
+    assert "studies" not in stored_tables(url)  # no study was created either

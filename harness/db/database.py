@@ -304,6 +304,24 @@ class Database:
         self._check_file(write=False)  # remembers a file SQLite has just created
         return revision
 
+    def check_writable(self) -> None:
+        """Fail now if the database refuses writes (a read-only file or server), before any work.
+
+        A write that changes nothing, rolled back: commands that will record
+        results call it before they start Ray or create anything.
+
+        Raises:
+            DatabaseError: the database cannot be written; the message says why.
+        """
+        self._check_file(write=True)
+        try:
+            with self._writer.connect() as connection:
+                transaction = connection.begin()
+                connection.exec_driver_sql(f"UPDATE {schema.VERSION_TABLE} SET version_num = version_num")
+                transaction.rollback()
+        except SQLAlchemyError as error:
+            raise self._fail(error) from error
+
     def revision(self) -> str | None:
         """The schema revision the database is at (None: empty database)."""
         try:
