@@ -1,8 +1,11 @@
 """The ``harness`` command: each subcommand parses, calls one library function, prints.
 
-Bad input raises ``click.UsageError``/``click.BadParameter`` or the library's
-``InvalidInput``; either way the user sees one line on stderr and exit code 2.
-Other harness errors are one line and exit code 1. Never a traceback.
+Exit codes (docs/errors.md): 0 done; 1 the work could not be done (the
+database, the cluster, a live server, the operating system, or an unexpected
+error); 2 bad input (``click.UsageError``/``click.BadParameter`` or the
+library's ``InvalidInput``), found before any work; 130 interrupted (Ctrl-C).
+Every error is one line on stderr, passwords masked; the full traceback of
+an error with exit code 1 only with ``harness --debug`` or ``HARNESS_DEBUG=1``.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -19,6 +23,9 @@ import click
 from harness import __version__
 from harness.console import output_console
 from harness.errors import HarnessError, InvalidInput
+
+DEBUG_ENV = "HARNESS_DEBUG"
+EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
 class HarnessGroup(click.Group):
@@ -30,6 +37,8 @@ class HarnessGroup(click.Group):
         except InvalidInput as error:
             raise click.UsageError(str(error), ctx) from None
         except HarnessError as error:
+            if ctx.params.get("debug"):
+                print_traceback(error, ())
             raise click.ClickException(str(error)) from None
 
 
@@ -58,13 +67,20 @@ def allow_engines_option(function: Any) -> Any:
 
 @click.group(cls=HarnessGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="harness")
-def cli() -> None:
+@click.option("--debug", is_flag=True, envvar=DEBUG_ENV,
+              help=f"Print the full traceback of an error that stops a command (also {DEBUG_ENV}=1).")
+def cli(debug: bool) -> None:
     """Play, tune and rank board-game bots: Ravenward, Totality and Chinese chess.
+
+    Every error is one line on stderr. Exit codes: 0 done, 1 the work could
+    not be done (database, cluster, server, system), 2 bad input (nothing was
+    done), 130 interrupted (the line printed says how to resume).
 
     \b
     Examples:
       harness games
       harness play ravenward --player greedy --opponent gbot --seed 7 --show
+      harness --debug tune studies/demo-totality.toml
     """
 
 
@@ -826,19 +842,83 @@ def tournament(ctx: click.Context, game: str | None, players: tuple[str, ...], o
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Console-script entry point: one line on stderr for every error, never a traceback."""
+    """Console-script entry point: one line on stderr for every error, never a traceback.
+
+    Returns the exit code: 0, 1, 2 or 130 (see the module docstring).
+    """
+    args = sys.argv[1:] if argv is None else list(argv)
     try:
-        result = cli.main(args=argv, prog_name="harness", standalone_mode=False)
-    except click.exceptions.Abort:
+        result = cli.main(args=args, prog_name="harness", standalone_mode=False)
+    except (click.exceptions.Abort, KeyboardInterrupt):
         click.echo("harness: interrupted", err=True)
-        return 130
+        return EXIT_INTERRUPTED
     except click.UsageError as error:  # BadParameter, NoSuchOption, MissingParameter ...
-        click.echo(f"harness: error: {error.format_message()}", err=True)
-        return 2
+        click.echo(f"harness: error: {one_line(error.format_message())}", err=True)
+        return EXIT_BAD_INPUT
     except click.ClickException as error:
-        click.echo(f"harness: error: {error.format_message()}", err=True)
+        click.echo(f"harness: error: {one_line(error.format_message())}", err=True)
         return error.exit_code
-    return result if isinstance(result, int) else 0
+    except Exception as error:  # the last resort: whatever escaped a command
+        click.echo(last_resort_line(error, args), err=True)
+        return EXIT_FAILED
+    return result if isinstance(result, int) else EXIT_OK
+
+
+def last_resort_line(error: BaseException, args: list[str]) -> str:
+    """One masked line for an error no boundary translated; the traceback first when debugging.
+
+    A database error that reached here through another library (Optuna's
+    storage) is still named as one; everything else is ``Class: message``.
+    """
+    if debug_requested(args):
+        print_traceback(error, args)
+    try:
+        from harness.db import foreign_database_error, mask_secrets
+    except Exception:  # a broken install must not hide the error itself
+        return f"harness: {type(error).__name__}: {one_line(str(error))}"
+    urls = given_database_urls(args)
+    translated = foreign_database_error(error) if "sqlalchemy" in sys.modules else None
+    if translated is not None:
+        return f"harness: error: {one_line(mask_secrets(str(translated), urls))}"
+    text = one_line(str(error)) or "(no message)"
+    return f"harness: {type(error).__name__}: {one_line(mask_secrets(text, urls))}"
+
+
+def one_line(text: str) -> str:
+    """``text`` on one line: line breaks and tabs become spaces, other control characters escapes.
+
+    Messages quote what the user typed, which may hold a newline or a
+    terminal escape; the promise is one line on stderr whatever was typed.
+    """
+    flat = " ".join(part.strip() for part in text.replace("\t", " ").splitlines() if part.strip())
+    return "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in flat)
+
+
+def debug_requested(args: list[str]) -> bool:
+    """``harness --debug ...`` or ``HARNESS_DEBUG`` set to 1/true/yes."""
+    return "--debug" in args or os.environ.get(DEBUG_ENV, "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def given_database_urls(args: list[str]) -> list[str]:
+    """The database URLs of this command line and of ``$HARNESS_DB``: their passwords get masked."""
+    urls = [os.environ["HARNESS_DB"]] if os.environ.get("HARNESS_DB") else []
+    for index, arg in enumerate(args):
+        if arg == "--db" and index + 1 < len(args):
+            urls.append(args[index + 1])
+        elif arg.startswith("--db="):
+            urls.append(arg[len("--db="):])
+    return urls
+
+
+def print_traceback(error: BaseException, args: list[str] | tuple[str, ...]) -> None:
+    """The full traceback on stderr, passwords masked (``--debug``)."""
+    text = "".join(traceback.format_exception(error))
+    try:
+        from harness.db import mask_secrets
+        text = mask_secrets(text, given_database_urls(list(args) or sys.argv[1:]))
+    except Exception:
+        pass
+    click.echo(text.rstrip("\n"), err=True)
 
 
 if __name__ == "__main__":

@@ -3,9 +3,12 @@
 Every error the harness raises on purpose is a ``HarnessError``. Bad input
 (an unknown game, a malformed spec, an illegal action, a broken study file)
 is also a ``ValueError`` so plain Python callers can catch it the usual way;
-the CLI turns every ``InvalidInput`` into one line on stderr and exit code 2.
-Foreign errors (SQLAlchemy, httpx, Ray, Optuna) are translated once, at the
-boundary of the module that owns the library, with ``raise ... from``.
+the CLI turns every ``InvalidInput`` into one line on stderr and exit code 2,
+every other ``HarnessError`` into one line and exit code 1. Foreign errors
+(SQLAlchemy, httpx, Ray, Optuna) and the operating system's (a port in use, a
+missing directory, a full disk) are translated once, at the boundary of the
+module that owns the library or the resource, with ``raise ... from``; what
+still escapes is one line and exit code 1 from the CLI's last-resort handler.
 
 ::
 
@@ -15,7 +18,8 @@ boundary of the module that owns the library, with ``raise ... from``.
     │   ├── SpecError                     a player spec: unknown kind, parameter or weight
     │   ├── IllegalAction                 an action not legal in the given state
     │   ├── NotationError                 a FEN or state text that cannot be read
-    │   └── StudyFileError                a study file: names the file, the key, the choices
+    │   ├── StudyFileError                a study file: names the file, the key, the choices
+    │   └── UnusableResource              a port in use, a missing or unwritable output directory
     ├── PlayerError                       a player failed to produce a move (external engine)
     │   └── OpponentError                 the opponent seat's player failed inside an environment
     ├── DatabaseError                     the results database refused or could not be reached
@@ -57,6 +61,14 @@ class StudyFileError(InvalidInput):
     """A study file that is malformed or names unknown weights."""
 
 
+class UnusableResource(InvalidInput):
+    """A port, file or directory named in the input that the operating system refuses.
+
+    Raised before any work, so choosing another one (the message says how)
+    and running the command again loses nothing.
+    """
+
+
 class PlayerError(HarnessError):
     """A player could not produce a legal move (crash, timeout, garbage)."""
 
@@ -95,3 +107,13 @@ class ProtocolError(LiveError):
 
 class TrackingError(LiveError):
     """No local position is consistent with what the server reported."""
+
+
+def with_resume(error: HarnessError, command: str) -> HarnessError:
+    """The same error, its message ending with the command that finishes the stopped work.
+
+    The error keeps its class and attributes, so callers catch it as before;
+    the CLI's one line then tells the user how to resume.
+    """
+    error.args = (f"{error}; what was recorded is kept, resume with: {command}",)
+    return error

@@ -17,6 +17,7 @@ from typing import Any
 
 from harness import tuning
 from harness.errors import InvalidInput
+from harness.files import check_output_file, write_text_whole
 
 PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{title}</title>
@@ -192,14 +193,13 @@ def build_report(reference: str, out: str | Path, db_url: str | None = None) -> 
     """Write the HTML report of a study (by name or study file) to ``out``.
 
     Raises:
-        InvalidInput: the output's folder does not exist, there is no
-            database yet, or the study is not in it. Nothing is written then.
+        InvalidInput: there is no database yet, or the study is not in it.
+        UnusableResource: ``out`` cannot be written (checked before any work).
+            Nothing is written then, and a failed write leaves nothing behind.
     """
-    path = Path(out)
-    if not path.parent.is_dir():
-        raise InvalidInput(f"--out {out}: folder {path.parent} does not exist")
+    path = check_output_file(out)
     view = study_view(reference, db_url)
-    path.write_text(PAGE.format(title=html.escape(f"Study {view.config.name}"), body=study_body(view)))
+    write_text_whole(path, PAGE.format(title=html.escape(f"Study {view.config.name}"), body=study_body(view)))
     return Report(path, view)
 
 

@@ -41,7 +41,7 @@ from rich.text import Text
 
 from harness.cluster import open_pool
 from harness.db import Database, open_database
-from harness.errors import HarnessError, InvalidInput
+from harness.errors import HarnessError, InvalidInput, with_resume
 from harness.games import load as load_game
 from harness.match import MatchResult, MatchSpec, match_key
 from harness.sprt import Pentanomial, SprtConfig, SprtStatus, elo_estimate, pair_points
@@ -299,7 +299,9 @@ def play(database: Database, run_id: int, config: TournamentConfig, pool: Any, *
         The report; the run's status is set to done, or to interrupted on Ctrl-C.
 
     Raises:
-        HarnessError: the pool or the database failed; the run is marked failed.
+        HarnessError: the pool or the database failed; the run is marked failed
+            when the database still can, and the message ends with the
+            command that resumes it.
     """
     schedule = config.schedule()
     recorded = database.recorded_keys(run_id)
@@ -337,9 +339,12 @@ def play(database: Database, run_id: int, config: TournamentConfig, pool: Any, *
                             break
     except KeyboardInterrupt:
         status = "interrupted"
-    except HarnessError:
-        database.set_run_status(run_id, "failed")
-        raise
+    except HarnessError as error:
+        try:
+            database.set_run_status(run_id, "failed")
+        except HarnessError:
+            pass  # the database may be what failed; resume does not need the status
+        raise with_resume(error, f"harness tournament --resume {run_id}")
     finally:
         pool.cancel(tag, running=True)
     database.set_run_status(run_id, status)
@@ -403,6 +408,7 @@ def run_tournament(game: str | None, players: Iterable[str] = (), opponent: str 
             raise InvalidInput("--resume takes the plan from the run; give only GAME, --workers, "
                                "--address and --db with it")
         with open_database(db_url, create=False) as database:
+            database.check_writable()  # a read-only database fails here, before Ray starts
             run = database.run(resume)
             if run is None or run.kind != "tournament":
                 raise InvalidInput(f"no tournament run {resume!r} in {database.masked_url} "
@@ -423,8 +429,10 @@ def run_tournament(game: str | None, players: Iterable[str] = (), opponent: str 
         config = plan(game, players, opponent, round_robin=round_robin, games=games,
                       seed_start=seed_start, opening_plies=opening_plies, sprt=sprt, resolve=resolve)
     with open_database(db_url) as database:  # only now, with the input checked: bad input creates nothing
-        run_id = database.start_run("tournament", config.game, config.to_dict(), name=run_name)
+        database.check_writable()  # a read-only database fails here, before Ray starts
         with open_pool(workers=workers, address=address) as pool:  # one local worker: in-process
+            pool.start()  # Ray reachable and the workers up before the run is written
+            run_id = database.start_run("tournament", config.game, config.to_dict(), name=run_name)
             return play(database, run_id, config, pool, console=console)
 
 
@@ -444,6 +452,7 @@ def run_ladder(game: str, players: Iterable[str], *, games: int, seed_start: int
     from players.ladder import ladder
     reports: list[TournamentReport] = []
     with open_database(db_url) as database, open_pool(workers=workers, address=address) as pool:
+        database.check_writable()
         configs = [plan(game, players, rung, games=games, seed_start=seed_start, opening_plies=opening_plies,
                         resolve=lambda spec: database.resolve_spec(spec, allow_engines=allow_engines))
                    for rung in ladder(game)]  # every rung checked before the first is played

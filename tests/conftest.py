@@ -36,3 +36,17 @@ def fairy_stockfish() -> str:
             pytest.fail(message + "; CI must have it")
         pytest.skip(message)
     return command
+
+
+def _hypothesis_profiles() -> None:
+    """``default``: few examples, so the suite stays fast; ``HYPOTHESIS_PROFILE=long`` for a real hunt."""
+    import os
+
+    from hypothesis import HealthCheck, settings
+    relaxed = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+    settings.register_profile("default", max_examples=150, **relaxed)
+    settings.register_profile("long", max_examples=2000, **relaxed)
+    settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+_hypothesis_profiles()

@@ -155,3 +155,43 @@ def test_the_tune_command_turns_a_bad_study_file_into_one_line_and_exit_2(tmp_pa
     assert main(["tune", str(path)]) == 2
     error = capsys.readouterr().err.strip()
     assert error.count("\n") == 0 and str(path) in error and "valid: tpe, random, cmaes" in error
+
+
+def test_a_study_whose_creation_was_cut_short_is_finished_by_the_next_driver(tmp_path):
+    """Optuna writes a study, its attributes and its baseline in separate transactions: a driver
+    stopped in between must not leave a study without its baseline or its study file."""
+    import optuna
+
+    from harness.db import open_database
+    from harness.tuning import open_study, parse_study_file, stored_study_file
+    from tests.tuning_studies import tiny_study
+    url = f"sqlite:///{tmp_path / 'h.db'}"
+    open_database(url).close()
+    config = parse_study_file(tiny_study("cut-short"))
+    optuna.create_study(storage=url, study_name=config.name, direction="maximize")  # then the driver died
+    study = open_study(config, url)
+    (baseline,) = study.get_trials(deepcopy=False)
+    assert baseline.params == {} and baseline.user_attrs["baseline"] is True
+    assert baseline.system_attrs["fixed_params"] == config.default_weights()
+    assert stored_study_file(config.name, url).fingerprint() == config.fingerprint()
+    again = open_study(config, url)  # finished once: nothing is added
+    assert len(again.get_trials(deepcopy=False)) == 1
+
+
+def test_a_trial_told_finished_whose_run_was_left_running_is_closed_on_resume(tmp_path):
+    """Telling Optuna a trial's end and closing its run are two stores, two transactions: a driver
+    stopped between them leaves the run running, and the next driver marks it done."""
+    from harness.db import open_database
+    from harness.tuning import Driver, open_study, parse_study_file
+    from tests.tuning_studies import tiny_study
+    url = f"sqlite:///{tmp_path / 'h.db'}"
+    config = parse_study_file(tiny_study("left-running"))
+    with open_database(url) as db:
+        study = open_study(config, url)
+        trial = study.ask()
+        run_id = db.start_run("study", config.game, {}, name=f"{config.name}/trial-{trial.number}",
+                              study=config.name, trial=trial.number)
+        other = db.start_run("study", config.game, {}, name="another-study/trial-0")
+        study.tell(trial, 1.0)  # ... and the driver stopped here
+        Driver(config, study, db, None, target=1, parallel=1, opponent="greedy").close_finished_runs()
+        assert db.run(run_id).status == "done" and db.run(other).status == "running"

@@ -14,7 +14,10 @@ another run already holds gets a ``run_matches`` row pointing at that match
 (it holds the match without a copy, and no count sees it twice). On
 SQLite, write transactions start with ``BEGIN IMMEDIATE`` (so two writers
 queue on the busy timeout instead of failing on a lock upgrade) and the file
-runs in WAL mode (readers never block the writer).
+runs in WAL mode (readers never block the writer). Before every transaction
+the file is checked to be the one opened and (for a write) writable, so a
+file moved, deleted or made read-only while a command runs stops it at the
+next result instead of letting open connections write where nothing is kept.
 """
 
 from __future__ import annotations
@@ -24,13 +27,13 @@ import os
 import re
 import socket
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import datetime, timezone
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event, func, select, update
+from sqlalchemy import Engine, create_engine, event, func, inspect, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
@@ -64,8 +67,40 @@ def mask_url(url: str | URL) -> str:
         if isinstance(url, str) and _has_unquoted_at(url):
             raise ArgumentError("an unquoted @ in the password")
         return make_url(url).render_as_string(hide_password=True)
-    except ArgumentError:
+    except (ArgumentError, ValueError, TypeError):  # ValueError: a port that is not a number
         return re.sub(r"^((?:[^:/@]+://)?[^:/@]*):[^@]*@", r"\1:***@", str(url))
+
+
+def mask_secrets(text: str, urls: Iterable[str | URL] = ()) -> str:
+    """``text`` with the passwords of ``urls`` and of every ``scheme://user:password@`` in it masked.
+
+    For messages whose origin is unknown (the CLI's last-resort handler): the
+    passwords of the URLs the command was given are masked wherever they
+    appear, quoted or not, and so is any password written inside a URL.
+    """
+    for url in urls:
+        for secret in _passwords(url):
+            text = text.replace(secret, "***")
+    return _URL_PASSWORD.sub(r"\1***@", text)
+
+
+_URL_PASSWORD = re.compile(r"(\b[A-Za-z][A-Za-z0-9+.-]*://[^:/@\s]*:)[^@\s]*@")
+
+
+def _passwords(url: str | URL) -> list[str]:
+    """The password of a URL as written and as decoded (empty for none), longest first."""
+    found = []
+    if isinstance(url, str):
+        written = re.match(r"^(?:[^:/@]+://)?[^:/@]*:([^@]*)@", url)
+        if written and written.group(1):
+            found.append(written.group(1))
+    try:
+        password = make_url(url).password
+    except (ArgumentError, ValueError, TypeError):
+        password = None
+    if password:
+        found.append(str(password))
+    return sorted(set(found), key=len, reverse=True)
 
 
 def _has_unquoted_at(url: str) -> bool:
@@ -92,13 +127,55 @@ def to_json(value: Any) -> str:
                            "JSON data (dicts, lists, str, finite numbers, bool, None)") from None
 
 
-def database_error(url: URL, error: Exception) -> DatabaseError:
+# What a database's message means, and what to do about it (matched by its text).
+SQLITE_HINTS = (
+    ("readonly database", "the database is read-only: make the file and its directory writable "
+                          "(chmod u+w) or give another --db"),
+    ("disk is full", "the disk holding the database is full: free space"),
+    ("disk i/o error", "the disk failed a read or write (full, removed or failing): check it"),
+    ("unable to open database file", "the file cannot be opened: check that its directory exists "
+                                     "and is writable, or give another --db"),
+    ("file is not a database", "the file is not a SQLite database: give another --db"),
+    ("already exists", "the database holds another program's tables of the same names: give another --db"),
+)
+
+
+def database_error(url: URL | None, error: BaseException) -> DatabaseError:
     """The one translation of a SQLAlchemy error: one line, the URL's password masked everywhere."""
     original = getattr(error, "orig", None) or error
     text = " ".join(str(original).split()) or type(original).__name__
-    if url.password:
-        text = text.replace(str(url.password), "***")
-    return DatabaseError(f"database {mask_url(url)}: {text}")
+    for fragment, hint in SQLITE_HINTS:
+        if fragment in text.lower():
+            text = f"{text}; {hint}"
+            break
+    if url is None:
+        return DatabaseError(f"database: {mask_secrets(text)}")
+    return DatabaseError(f"database {mask_url(url)}: {mask_secrets(text, [url])}")
+
+
+def foreign_database_error(error: BaseException, url: str | URL | None = None) -> DatabaseError | None:
+    """A ``DatabaseError`` for a SQLAlchemy or sqlite3 error anywhere in ``error``'s chain, else None.
+
+    For errors that reach the database through another library (Optuna's
+    storage wraps SQLAlchemy's errors in its own) or escape to the CLI's
+    last-resort handler: the caller need not import SQLAlchemy to recognise
+    them.
+    """
+    import sqlite3
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, DatabaseError):
+            return current
+        if isinstance(current, (SQLAlchemyError, sqlite3.Error)):
+            try:
+                parsed = None if url is None else make_url(url)
+            except (ArgumentError, ValueError, TypeError):
+                parsed = None
+            return database_error(parsed, current)
+        current = current.__cause__ or current.__context__
+    return None
 
 
 def now() -> datetime:
@@ -117,9 +194,16 @@ class Database:
         if isinstance(url, str) and _has_unquoted_at(url):
             raise InvalidInput(f"database URL {mask_url(url)}: quote special characters in the password "
                                "(@ as %40, / as %2F, : as %3A); valid: postgresql+psycopg://user:***@host/db")
-        self.url = make_url(url)
+        try:
+            self.url = make_url(url)
+        except (ValueError, TypeError) as error:  # SQLAlchemy reads the port with int()
+            problem = "its port is not a number" if "int()" in str(error) else "it cannot be read"
+            raise InvalidInput(f"not a database URL: {mask_url(url)!r}: {problem}; valid: sqlite:///harness.db "
+                               "or postgresql+psycopg://user:***@host:5432/db") from None
         self.masked_url = mask_url(self.url)
         self._player_ids: dict[str, int] = {}
+        self._file = _sqlite_file(self.url)
+        self._file_identity: tuple[int, int] | None = None
         self.engine = self._create_engine()
         writer = self.engine.execution_options(sqlite_begin="IMMEDIATE")
         self._reads = sessionmaker(self.engine, expire_on_commit=False)
@@ -144,13 +228,45 @@ class Database:
                 event.listen(engine, "begin", _begin_sqlite)
             else:
                 engine = create_engine(self.url, json_serializer=to_json, pool_pre_ping=True)
-        except (ArgumentError, NoSuchModuleError) as error:
-            raise InvalidInput(f"cannot use database URL {self.masked_url}: {error}; "
+        except (ArgumentError, NoSuchModuleError, ValueError, TypeError) as error:
+            raise InvalidInput(f"cannot use database URL {self.masked_url}: "
+                               f"{mask_secrets(str(error), [self.url])}; "
                                "valid: sqlite:///harness.db or postgresql+psycopg://user:***@host/db") from None
         return engine
 
     def _fail(self, error: Exception) -> DatabaseError:
         return database_error(self.url, error)
+
+    def _check_file(self, write: bool) -> None:
+        """Refuse to go on when the SQLite file was moved, deleted or replaced, or became read-only.
+
+        Open connections would otherwise keep writing into a deleted file (its
+        results silently lost) or into one no longer at the path; checked
+        before every transaction (two system calls), so the command stops at
+        the first result it could not keep, with everything before it intact.
+
+        Raises:
+            DatabaseError: the file is gone, another file took its place, or
+                (for a write) it cannot be written.
+        """
+        if self._file is None:
+            return
+        try:
+            status = os.stat(self._file)
+        except OSError:
+            if self._file_identity is None:
+                return  # a new database: SQLite creates the file
+            raise DatabaseError(f"database {self.masked_url}: the file was moved or deleted while in use; "
+                                "put it back (or give another --db)") from None
+        identity = (status.st_dev, status.st_ino)
+        if self._file_identity is None:
+            self._file_identity = identity
+        elif identity != self._file_identity:
+            raise DatabaseError(f"database {self.masked_url}: another file took the database's place while "
+                                "in use; put the original back (or give another --db)")
+        if write and not os.access(self._file, os.W_OK):
+            raise DatabaseError(f"database {self.masked_url}: the file became read-only (no write permission "
+                                "or a read-only filesystem); make it writable (chmod u+w) or give another --db")
 
     @contextmanager
     def session(self, write: bool = False) -> Iterator[Session]:
@@ -162,6 +278,7 @@ class Database:
         Raises:
             DatabaseError: the database refused the work or cannot be reached.
         """
+        self._check_file(write)
         session = (self._writes if write else self._reads)()
         try:
             yield session
@@ -183,9 +300,30 @@ class Database:
         Raises:
             DatabaseError: the database cannot be reached or migrated.
         """
+        self._check_file(write=False)
         try:
             with self._writer.begin() as connection:
-                return schema.upgrade(connection)
+                revision = schema.upgrade(connection)
+        except SQLAlchemyError as error:
+            raise self._fail(error) from error
+        self._check_file(write=False)  # remembers a file SQLite has just created
+        return revision
+
+    def check_writable(self) -> None:
+        """Fail now if the database refuses writes (a read-only file or server), before any work.
+
+        A write that changes nothing, rolled back: commands that will record
+        results call it before they start Ray or create anything.
+
+        Raises:
+            DatabaseError: the database cannot be written; the message says why.
+        """
+        self._check_file(write=True)
+        try:
+            with self._writer.connect() as connection:
+                transaction = connection.begin()
+                connection.exec_driver_sql(f"UPDATE {schema.VERSION_TABLE} SET version_num = version_num")
+                transaction.rollback()
         except SQLAlchemyError as error:
             raise self._fail(error) from error
 
@@ -639,7 +777,9 @@ def open_database(url: str | URL | None = None, create: bool = True) -> Database
                            "or record matches first (harness tournament, harness play --record)")
     try:
         database = Database(text)
-    except ArgumentError:
+    except (ArgumentError, ValueError) as error:
+        if isinstance(error, InvalidInput):
+            raise
         raise InvalidInput(f"not a database URL: {mask_url(text)!r}; valid: sqlite:///harness.db or "
                            "postgresql+psycopg://user:***@host/db") from None
     try:
@@ -648,6 +788,28 @@ def open_database(url: str | URL | None = None, create: bool = True) -> Database
         database.close()
         raise
     return database
+
+
+def stored_tables(url: str | URL | None = None) -> set[str]:
+    """The names of the tables a database holds, without creating or changing anything.
+
+    For readers of data another library keeps in the same database (Optuna's
+    studies): a missing SQLite file holds no tables and is not created.
+
+    Raises:
+        InvalidInput: the URL is malformed.
+        DatabaseError: the database cannot be reached.
+    """
+    database = Database(default_url() if url is None else url)
+    try:
+        if database._file is not None and not os.path.exists(database._file):
+            return set()
+        with database.engine.connect() as connection:
+            return set(inspect(connection).get_table_names())
+    except SQLAlchemyError as error:
+        raise database._fail(error) from error
+    finally:
+        database.close()
 
 
 @contextmanager
@@ -683,6 +845,15 @@ def scratch_database(url: str) -> Iterator[str]:
 def _held_by(run_id: int) -> Any:
     """The condition on ``matches`` for the matches a run holds."""
     return MatchRow.id.in_(select(RunMatchRow.match_id).where(RunMatchRow.run_id == run_id))
+
+
+def _sqlite_file(url: URL) -> str | None:
+    """The absolute path of a SQLite database file, or None (another backend, memory, a URI)."""
+    if url.get_backend_name() != "sqlite" or url.query.get("uri"):
+        return None
+    if url.database in (None, "", ":memory:") or url.database.startswith("file:"):
+        return None
+    return os.path.abspath(url.database)
 
 
 def _configure_sqlite(connection: Any, record: Any) -> None:

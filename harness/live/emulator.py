@@ -47,6 +47,7 @@ the states it issued before: a client resumes a game across a restart.
 from __future__ import annotations
 
 import base64
+import errno
 import hashlib
 import hmac
 import json
@@ -64,7 +65,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from harness.envs import LocalEnv
-from harness.errors import InvalidInput
+from harness.errors import InvalidInput, UnusableResource
 from harness.games import REGISTRY, load as load_game
 from harness.live.board import SIDES, fen_board
 from harness.live.observation import BOARD_SHAPES, SYMMETRIES, local_cells, symmetry_positions
@@ -257,6 +258,21 @@ class SeatMatch:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
+def bind_error(host: str, port: int, error: OSError) -> UnusableResource:
+    """Why the emulator cannot listen on ``host:port``, and which option picks another."""
+    where = f"cannot serve on {host}:{port}"
+    if error.errno == errno.EADDRINUSE:
+        return UnusableResource(f"{where}: the port is in use (another program or emulator); pick another "
+                                "with --port N, or --port 0 for any free port")
+    if error.errno == errno.EACCES:
+        return UnusableResource(f"{where}: permission denied (ports below 1024 need privileges); use "
+                                "--port 8765, or --port 0 for any free port")
+    if error.errno == errno.EADDRNOTAVAIL or isinstance(error, socket.gaierror):
+        return UnusableResource(f"{where}: {host!r} is not an address of this machine; use --host "
+                                "127.0.0.1 (loopback) or --host 0.0.0.0 (every interface)")
+    return UnusableResource(f"{where}: {error.strerror or error}; try --port 0 or --host 127.0.0.1")
+
+
 class Emulator:
     """The emulator server; ``start()`` runs it in a thread, ``serve_forever()`` in the foreground.
 
@@ -301,7 +317,10 @@ class Emulator:
         self._connections: set[socket.socket] = set()
         self._thread: threading.Thread | None = None
         handler = type("Handler", (_Handler,), {"emulator": self})
-        self.server = ThreadingHTTPServer((host, port), handler)
+        try:
+            self.server = ThreadingHTTPServer((host, port), handler)
+        except OSError as error:
+            raise bind_error(host, port, error) from None
         self._load_matches()
         self.server.daemon_threads = True
 

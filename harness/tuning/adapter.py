@@ -314,16 +314,28 @@ def open_study(config: StudyFile, url: str, *, grace_period: int = 120) -> Study
     study = Study(call(lambda: optuna.load_study(study_name=config.name, storage=storage,
                                                  sampler=_sampler(config, seed), pruner=_pruner(config))),
                   storage, url)
-    if created:
-        study.set_attr("study_file", config.text)
-        study.set_attr("fingerprint", config.fingerprint())
-        study.set_attr("game", config.game)
-        study.enqueue(config.default_weights(), {"baseline": True})
-    elif study.user_attrs.get("fingerprint") not in (None, config.fingerprint()):
+    if created or "fingerprint" not in study.user_attrs:
+        _finish_creation(study, config)
+    elif study.user_attrs["fingerprint"] != config.fingerprint():
         raise StudyFileError(f"{config.path}: name: study {config.name!r} in the database was made from "
                              "a different game, player, search space, objective or seeds; give the "
                              "changed study a new name")
     return study
+
+
+def _finish_creation(study: Study, config: StudyFile) -> None:
+    """Give a new study its baseline trial and its study file, the fingerprint last.
+
+    Optuna writes each of these in its own transaction, so a driver stopped
+    in between (a crash, a full disk) leaves a study without them; the
+    fingerprint marks a finished creation, and the next driver to open the
+    study finishes one that lacks it (the baseline only if no trial exists).
+    """
+    if not study.trials():
+        study.enqueue(config.default_weights(), {"baseline": True})
+    study.set_attr("study_file", config.text)
+    study.set_attr("game", config.game)
+    study.set_attr("fingerprint", config.fingerprint())
 
 
 def study_names(url: str) -> list[str]:
@@ -338,7 +350,11 @@ def load_study(name: str, url: str) -> Study:
     Raises:
         InvalidInput: no study of that name in the database (the message lists them).
     """
+    from harness.db import stored_tables
     _quiet()
+    if "studies" not in stored_tables(url):  # Optuna's storage would create its tables
+        raise InvalidInput(f"no study {name!r} in the database; known studies: none "
+                           "(run: harness tune STUDY.toml)")
     storage = _storage(url, 120)
     call = _translating(url)
     try:

@@ -39,7 +39,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from harness.errors import ClusterError
+from harness.errors import ClusterError, HarnessError, InvalidInput
 from harness.match import MatchResult, match_key
 from harness.tuning.adapter import Study, Trial, TrialTaken, open_study
 from harness.tuning.events import OnEvent, PoolResized, TrialEnded, TuningProgress, ignore
@@ -234,6 +234,14 @@ class Driver:
             if run is not None and run.status == "running":
                 self.db.set_run_status(run.id, "interrupted")
 
+    def close_finished_runs(self) -> None:
+        """A driver stopped between telling Optuna a trial's end and closing its run (two stores, two
+        transactions) left the run running; on resume such runs are marked done."""
+        finished = {run_name(self.config.name, n) for n in self.study.numbers("complete") + self.study.numbers("pruned")}
+        for run in self.db.runs(kind="study"):
+            if run.status == "running" and run.name in finished:
+                self.db.set_run_status(run.id, "done")
+
     def submit_until(self, run: _TrialRun, count: int) -> None:
         indices = [i for i in range(run.submitted, count) if i not in run.values]
         run.submitted = max(run.submitted, count)
@@ -355,6 +363,7 @@ class Driver:
         driver) and they come back as enqueued trials for this driver to run.
         """
         self.started = time.monotonic()
+        self.close_finished_runs()
         with self.heartbeat:
             try:
                 while True:
@@ -438,10 +447,15 @@ def tune(config: StudyFile, *, trials: int | None = None, workers: int | None = 
     url = database_url(db_url)
     db = open_database(url)
     try:
+        db.check_writable()  # a read-only database fails here, before Ray starts
         opponent = check_engines(config, db, allow_engines)
-        study = open_study(config, url, grace_period=grace_period)
+    except BaseException:
+        db.close()
+        raise
+    try:
         with open_pool(pool, workers, address) as active_pool, _resizes_as_events(active_pool, on_event):
-            active_pool.start()  # before the clock: Ray and the workers take seconds to start
+            active_pool.start()  # Ray reachable and the workers up before the study is written
+            study = open_study(config, url, grace_period=grace_period)
             driver = Driver(config, study, db, active_pool, target=trials or config.trials,
                             parallel=config.parallel, opponent=opponent, on_event=on_event)
             driver.run()
@@ -462,5 +476,25 @@ def tune(config: StudyFile, *, trials: int | None = None, workers: int | None = 
             validation=validation, validation_games=validation_games, validation_seconds=validation_s,
             reused_games=driver.reused, workers=workers_now, max_trials_in_flight=driver.max_trials_in_flight,
             max_games_in_flight=driver.max_games_in_flight, busy=busy)
+    except Exception as error:
+        stopped = _stopped(error, url, f"harness tune {config.path}")
+        if stopped is error:
+            raise
+        raise stopped from error
     finally:
         db.close()
+
+
+def _stopped(error: Exception, url: str, command: str) -> Exception:
+    """The error that stopped a study, as one ``HarnessError`` that says how to resume.
+
+    Optuna's storage wraps SQLAlchemy's errors in its own; ``harness.db``
+    recognises them (this package does not import SQLAlchemy). Bad input and
+    errors of no known kind are returned unchanged.
+    """
+    from harness.db import foreign_database_error
+    from harness.errors import with_resume
+    failure = foreign_database_error(error, url) or error
+    if not isinstance(failure, HarnessError) or isinstance(failure, InvalidInput):
+        return error
+    return with_resume(failure, command)

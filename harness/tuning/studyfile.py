@@ -406,4 +406,7 @@ def load_study_file(path: str | os.PathLike[str]) -> StudyFile:
         text = Path(path).read_text()
     except OSError as error:
         raise StudyFileError(f"{path}: cannot read the study file: {error.strerror}") from None
+    except UnicodeDecodeError:
+        raise StudyFileError(f"{path}: not a study file (not UTF-8 text); give a TOML file like "
+                             "studies/demo-totality.toml") from None
     return parse_study_file(text, str(path))

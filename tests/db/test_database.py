@@ -234,3 +234,15 @@ def test_a_writer_killed_mid_transaction_leaves_no_half_written_match(database_u
         assert [m.key for m in db.matches()] == ["kept"]
         assert count(db, PlayerRow) == 2  # greedy was inserted in the lost transaction only
         assert db.record(db.runs()[0].id, db.matches()[0].to_result()) is False
+
+
+def test_check_writable_refuses_a_read_only_database_and_changes_nothing(tmp_path):
+    from harness.errors import DatabaseError
+    path = tmp_path / "h.db"
+    with open_database(f"sqlite:///{path}") as db:
+        db.check_writable()
+        revision = db.revision()
+    with open_database(f"sqlite:///file:{path}?mode=ro&uri=true") as read_only:
+        with pytest.raises(DatabaseError, match="read-only"):
+            read_only.check_writable()
+        assert read_only.revision() == revision

@@ -1,0 +1,62 @@
+"""Output files: checked before any work is done, then written whole or not at all.
+
+A command that writes a file (``harness report --out``) checks the path
+first, so a missing directory costs nothing; the file is written to a
+temporary name beside it and renamed into place, so a full disk or a crash
+never leaves half a file behind.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from harness.errors import HarnessError, UnusableResource
+
+
+def check_output_file(path: str | os.PathLike[str], option: str = "--out") -> Path:
+    """The path of a file to write, checked before the work that produces it.
+
+    Raises:
+        UnusableResource: the path is a directory, its directory does not
+            exist or is not a directory, or the file or directory cannot be
+            written; the message names the option and what would work.
+    """
+    target = Path(path)
+    where = f"{option} {str(path)!r}"
+    if target.is_dir():
+        raise UnusableResource(f"{where} is a directory; give a file name, e.g. {option} "
+                               f"{target / 'report.html'}")
+    directory = target.parent if str(target.parent) else Path(".")
+    if not directory.exists():
+        raise UnusableResource(f"{where}: the directory {str(directory)!r} does not exist; create it "
+                               f"(mkdir -p {directory}) or give a path in an existing directory")
+    if not directory.is_dir():
+        raise UnusableResource(f"{where}: {str(directory)!r} is not a directory")
+    if not os.access(directory, os.W_OK | os.X_OK) or (target.exists() and not os.access(target, os.W_OK)):
+        raise UnusableResource(f"{where}: permission denied; give a path you can write")
+    return target
+
+
+def write_text_whole(path: str | os.PathLike[str], text: str) -> Path:
+    """Write ``text`` to ``path`` through a temporary file beside it and a rename.
+
+    Raises:
+        HarnessError: the file could not be written (a full disk, a directory
+            removed meanwhile); nothing was left at ``path`` or beside it.
+    """
+    target = Path(path)
+    temporary = None
+    try:
+        handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or ".")
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        os.replace(temporary, target)
+    except OSError as error:
+        if temporary is not None and os.path.exists(temporary):
+            os.unlink(temporary)
+        raise HarnessError(f"cannot write {str(target)!r}: {error.strerror or error}"
+                           + ("; free space on its disk and run the command again"
+                              if error.errno in (28, 27, 122) else "")) from None  # ENOSPC, EFBIG, EDQUOT
+    return target
