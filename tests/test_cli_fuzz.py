@@ -48,7 +48,7 @@ BAD_URLS = [f"postgresql://u:{SECRET}@h:notaport/db", "nosuch://x", "mysql://u@h
 RUNS = ["1", "2", "999", "cup", "", "-1", "x" * 300]
 ADDRESSES = ["nowhere", "host:notaport", ":1", "a:b:c"]
 TEXT = st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=12)
-HEAVY = {"tournament", "tune", "live", "arena", "emulate"}  # valid input means minutes of work
+HEAVY = {"tournament", "tune", "live", "arena", "emulate", "serve"}  # valid input means minutes of work (or a server)
 
 
 @pytest.fixture(scope="module")
@@ -177,7 +177,8 @@ def command_lines(draw, workspace) -> list[str]:
     return args
 
 
-KNOWN = {"games", "play", "upgrade", "leaderboard", "ratings", "show", "export", "report"} | HEAVY
+KNOWN = {"games", "play", "upgrade", "leaderboard", "ratings", "show", "export", "report", "runs", "studies",
+         "players"} | HEAVY
 
 
 def dump(path: Path) -> str:

@@ -169,13 +169,13 @@ def test_a_study_whose_creation_was_cut_short_is_finished_by_the_next_driver(tmp
     open_database(url).close()
     config = parse_study_file(tiny_study("cut-short"))
     optuna.create_study(storage=url, study_name=config.name, direction="maximize")  # then the driver died
-    study = open_study(config, url)
-    (baseline,) = study.get_trials(deepcopy=False)
+    open_study(config, url)
+    (baseline,) = optuna.load_study(study_name=config.name, storage=url).get_trials(deepcopy=False)
     assert baseline.params == {} and baseline.user_attrs["baseline"] is True
     assert baseline.system_attrs["fixed_params"] == config.default_weights()
     assert stored_study_file(config.name, url).fingerprint() == config.fingerprint()
     again = open_study(config, url)  # finished once: nothing is added
-    assert len(again.get_trials(deepcopy=False)) == 1
+    assert len(again.trials()) == 1
 
 
 def test_a_trial_told_finished_whose_run_was_left_running_is_closed_on_resume(tmp_path):
@@ -192,6 +192,6 @@ def test_a_trial_told_finished_whose_run_was_left_running_is_closed_on_resume(tm
         run_id = db.start_run("study", config.game, {}, name=f"{config.name}/trial-{trial.number}",
                               study=config.name, trial=trial.number)
         other = db.start_run("study", config.game, {}, name="another-study/trial-0")
-        study.tell(trial, 1.0)  # ... and the driver stopped here
+        study.tell_complete(trial, 1.0)  # ... and the driver stopped here
         Driver(config, study, db, None, target=1, parallel=1, opponent="greedy").close_finished_runs()
         assert db.run(run_id).status == "done" and db.run(other).status == "running"

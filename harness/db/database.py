@@ -747,7 +747,7 @@ def database_exists(url: str | URL | None = None) -> bool:
     text = default_url() if url is None else url
     try:
         parsed = make_url(text)
-    except ArgumentError:
+    except (ArgumentError, ValueError, TypeError):
         return True  # open_database reports the malformed URL
     if parsed.get_backend_name() != "sqlite":
         return True

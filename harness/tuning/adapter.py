@@ -352,7 +352,11 @@ def load_study(name: str, url: str) -> Study:
     """
     from harness.db import stored_tables
     _quiet()
-    if "studies" not in stored_tables(url):  # Optuna's storage would create its tables
+    try:
+        tables: set[str] | None = stored_tables(url)
+    except DatabaseError:  # not readable as a results database (a read-only URI): Optuna's storage says
+        tables = None
+    if tables is not None and "studies" not in tables:  # Optuna's storage would create its tables
         raise InvalidInput(f"no study {name!r} in the database; known studies: none "
                            "(run: harness tune STUDY.toml)")
     storage = _storage(url, 120)
