@@ -63,8 +63,14 @@ def test_a_study_stopped_at_random_points_and_resumed_records_every_game_once(tm
     assert summary["format"] == "harness.tune/1" and summary["study"] == "stop"
     assert summary["trials_complete"] + summary["trials_pruned"] == 10
 
-    exported = subprocess.run([sys.executable, "-m", "harness.cli", "export", "--db", url], cwd=tmp_path,
+    check_every_game_once(url, tmp_path, env, "stop")
+
+
+def check_every_game_once(url: str, cwd: pathlib.Path, env: dict[str, str], name: str) -> None:
+    """Rows == distinct keys, leaderboard counts == distinct matches, each trial's run holds its seeds once."""
+    exported = subprocess.run([sys.executable, "-m", "harness.cli", "export", "--db", url], cwd=cwd,
                               env=env, capture_output=True, text=True, timeout=120)
+    assert exported.returncode == 0, exported.stderr[-2000:]
     rows = [json.loads(line) for line in exported.stdout.splitlines()]
     keys = Counter(row["key"] for row in rows)
     assert rows and len(rows) == len(keys), "a match is recorded twice"
@@ -72,8 +78,8 @@ def test_a_study_stopped_at_random_points_and_resumed_records_every_game_once(tm
         games_per_player = Counter(row["player"] for row in rows if row["game"] == db.matches()[0].game)
         board = {row.player: row.games for row in db.leaderboard(GAME)}
         assert board == dict(games_per_player)  # each distinct match counted once
-        for trial in study_trials("stop", url):
-            run = db.run(f"stop/trial-{trial['number']}")
+        for trial in study_trials(name, url):
+            run = db.run(f"{name}/trial-{trial['number']}")
             if run is None:  # asked, then killed before its run was written: failed and retried
                 assert trial["state"] == "fail"
                 continue
@@ -81,3 +87,47 @@ def test_a_study_stopped_at_random_points_and_resumed_records_every_game_once(tm
             assert len(seeds) == len(set(seeds))
             if trial["state"] == "complete":
                 assert sorted(seeds) == list(range(8)) and trial["games"] == 8
+
+
+PG_URL = os.environ.get("HARNESS_TEST_PG")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not PG_URL, reason="needs HARNESS_TEST_PG (set by .ci/run)")
+def test_two_drivers_on_postgresql_killed_and_resumed_record_every_game_once(tmp_path: pathlib.Path) -> None:
+    """Two drivers share one study on PostgreSQL; one is SIGKILLed, the other stopped with SIGINT, then resumed."""
+    import uuid
+
+    import psycopg
+    schema = f"stops_{uuid.uuid4().hex[:12]}"
+    plain = PG_URL.replace("postgresql+psycopg://", "postgresql://")
+    with psycopg.connect(plain, autocommit=True) as connection:
+        connection.execute(f'CREATE SCHEMA "{schema}"')
+    url = f"{PG_URL}{'&' if '?' in PG_URL else '?'}options=-csearch_path%3D{schema}"
+    try:
+        rng = random.Random(21)
+        study = tmp_path / "pair.toml"
+        study.write_text(tiny_study("pair", trials=8).replace("parallel = 3\n", ""))
+        env = dict(os.environ, PYTHONPATH=str(ROOT))
+        open_database(url).close()  # the schema before the drivers race to create it
+        killed = 0
+        for _ in range(2):
+            drivers = [subprocess.Popen(tune_command(study, url, 1), cwd=tmp_path, env=env, stdout=subprocess.PIPE,
+                                        stderr=subprocess.PIPE, text=True) for _ in range(2)]
+            time.sleep(rng.uniform(2.0, 5.0))
+            drivers[0].send_signal(signal.SIGKILL)
+            time.sleep(rng.uniform(0.5, 2.0))
+            drivers[1].send_signal(signal.SIGINT)
+            for driver in drivers:
+                _, err = driver.communicate(timeout=120)
+                assert driver.returncode in (0, 130, -signal.SIGINT, -signal.SIGKILL), err[-2000:]
+                assert "Traceback" not in err, err[-2000:]
+            killed += drivers[0].returncode == -signal.SIGKILL
+        assert killed == 2, "a driver finished before it was killed: the test checked nothing"
+        finished = subprocess.run(tune_command(study, url, 1, "--json"), cwd=tmp_path, env=env,
+                                  capture_output=True, text=True, timeout=300)
+        assert finished.returncode == 0, finished.stderr[-2000:]
+        check_every_game_once(url, tmp_path, env, "pair")
+    finally:
+        with psycopg.connect(plain, autocommit=True) as connection:
+            connection.execute(f'DROP SCHEMA "{schema}" CASCADE')
