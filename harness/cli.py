@@ -618,9 +618,10 @@ def report(study: str, out: str, db_url: str | None) -> None:
 @click.option("--address", default=None, help="Ray cluster to join (default: a local one).")
 @click.option("--resume", "resume_id", type=int, metavar="GAME_ID", help="Continue an interrupted live game.")
 @db_option
+@allow_engines_option
 def live(game: str | None, player: str, games: int, seed_start: int, base_url: str | None, rate: float,
          level: str | None, workers: int, move_time: float | None, address: str | None,
-         resume_id: int | None, db_url: str | None) -> int:
+         resume_id: int | None, db_url: str | None, allow_engines: bool) -> int:
     """Play live games against the Gameboard API and record them (source live).
 
     Exit code 1 when a game did not finish (interrupted: the summary says whether
@@ -642,14 +643,14 @@ def live(game: str | None, player: str, games: int, seed_start: int, base_url: s
     with open_database(db_url) as database, progress_display() as progress:
         if resume_id is not None:
             summary = resume_live(database, resume_id, base_url=base_url, rate=rate, move_time=move_time,
-                                  progress=progress)
+                                  progress=progress, allow_engines=allow_engines)
         else:
             if game is None:
                 raise click.UsageError("give a GAME (ravenward, totality) or --resume GAME_ID")
             config = LiveRunConfig(game=game, player=player, games=games, seed_start=seed_start,
                                    base_url=base_url or DEFAULT_BASE_URL, rate=rate, level=level,
                                    workers=workers, move_time=move_time, address=address)
-            summary = run_live(database, config, progress=progress)
+            summary = run_live(database, config, progress=progress, allow_engines=allow_engines)
     print_summary(summary)
     return 0 if all(game.status == "done" for game in summary.games.values()) else 1
 
@@ -667,8 +668,9 @@ def live(game: str | None, player: str, games: int, seed_start: int, base_url: s
 @click.option("--resume", "resume_id", type=int, metavar="GAME_ID",
               help="Rejoin the match of a stored seat (its live game id) after a crash.")
 @db_option
+@allow_engines_option
 def arena(game: str | None, url: str | None, player: str, seat: str, seed: int, rate: float,
-          resume_id: int | None, db_url: str | None) -> int:
+          resume_id: int | None, db_url: str | None, allow_engines: bool) -> int:
     """Play one seat of a Chinese chess match over the seat protocol, within its clock.
 
     Exit code 1 when the seat could not play to the end (rejoin with --resume).
@@ -686,12 +688,12 @@ def arena(game: str | None, url: str | None, player: str, seat: str, seed: int, 
     with open_database(db_url) as database:
         try:
             if resume_id is not None:
-                run_id, result = resume_arena(database, resume_id, rate=rate)
+                run_id, result = resume_arena(database, resume_id, rate=rate, allow_engines=allow_engines)
             else:
                 if game is None or url is None:
                     raise click.UsageError("give GAME (xiangqi) and --url MATCH_URL, or --resume GAME_ID")
                 run_id, result = run_arena(database, SeatConfig(url=url, player=player, seed=seed, rate=rate),
-                                           seat)
+                                           seat, allow_engines=allow_engines)
         except LiveError as error:
             seat_id = getattr(error, "live_game_id", None)
             hint = f"; rejoin with: harness arena --resume {seat_id}" if seat_id is not None else ""

@@ -1,4 +1,4 @@
-"""Engine commands that come from a database run only with --allow-engines (play, tournament, tune)."""
+"""Engine commands that come from a database run only with --allow-engines (play, tournament, tune, live, arena)."""
 
 from __future__ import annotations
 
@@ -63,3 +63,17 @@ def test_a_tournament_refuses_an_engine_alias_and_a_stored_plan_that_runs_a_comm
         assert db.runs() and db.matches(run_id=run_id) == []
     with pytest.raises(SpecError, match=f"run {run_id}'s player runs an engine command"):
         run_tournament(None, resume="stored", db_url=db_url)
+
+
+def test_live_and_arena_refuse_an_engine_alias_before_any_request_and_play_it_with_allow_engines(db_url, capsys):
+    from harness.live.emulator import Emulator
+    with Emulator(opponent="random", start_ms=100, poll_ms=30, standin_ms=30) as server:
+        common = ["--player", "tuned:engine", "--db", db_url]
+        assert main(["live", "totality", *common, "--base-url", server.url, "--rate", "200"]) == 2
+        assert "--allow-engines" in capsys.readouterr().err
+        assert main(["arena", "xiangqi", *common, "--url", f"{server.url}/arena/xiangqi/matches"]) == 2
+        assert "--allow-engines" in capsys.readouterr().err
+        assert list(server.log) == []  # refused before any request
+        assert main(["live", "totality", *common, "--base-url", server.url, "--rate", "200",
+                     "--allow-engines"]) == 0
+        assert "1 recorded" in capsys.readouterr().out

@@ -118,13 +118,15 @@ class _Recorder:
             self.progress(checkpoint)
 
 
-def run_live(db: Any, config: LiveRunConfig, progress: Progress | None = None) -> LiveSummary:
+def run_live(db: Any, config: LiveRunConfig, progress: Progress | None = None,
+             allow_engines: bool = False) -> LiveSummary:
     """Play ``config.games`` live games and record them as a run of kind ``live``.
 
     Args:
         db: an open results database (``harness.db.open_database``).
         config: the run; ``config.player`` may be a ``tuned:<name>`` alias.
         progress: called with every stored checkpoint (for a progress display).
+        allow_engines: play a ``tuned:`` alias whose stored spec runs a command.
 
     Returns:
         The run's summary; interrupted games can be resumed by their live game id.
@@ -138,7 +140,7 @@ def run_live(db: Any, config: LiveRunConfig, progress: Progress | None = None) -
     if config.workers < 1:
         raise InvalidInput(f"--workers must be at least 1, got {config.workers}")
     RateLimiter(config.rate)  # validates the rate before anything starts
-    player = db.resolve_spec(config.player)
+    player = db.resolve_spec(config.player, allow_engines=allow_engines)
     from players import load as load_player
     rules = load_game(config.game, **({"level": config.level} if config.level else {}))
     player = load_player(player, rules.name).spec
@@ -230,7 +232,7 @@ def _run_on_pool(games: list[LiveGameConfig], record: _Recorder, config: LiveRun
 
 def resume_live(db: Any, game_id: int, base_url: str | None = None, rate: float = DEFAULT_RATE,
                 move_time: float | None = None, policy: RetryPolicy | None = None,
-                progress: Progress | None = None) -> LiveSummary:
+                progress: Progress | None = None, allow_engines: bool = False) -> LiveSummary:
     """Continue a stored live game from its last server state.
 
     Args:
@@ -250,6 +252,8 @@ def resume_live(db: Any, game_id: int, base_url: str | None = None, rate: float 
     stored = db.live_game(game_id)
     if stored is None:
         raise InvalidInput(f"no live game with id {game_id}")
+    from players import guard_engine
+    guard_engine(stored.player, f"live game {game_id}'s player", allow_engines)
     unrecorded = stored.status == "done" and stored.key not in db.recorded_keys(stored.run_id)
     if stored.status in ("done", "failed") and not unrecorded:
         raise InvalidInput(f"live game {game_id} has already ended (status {stored.status}); "
@@ -288,9 +292,8 @@ def resume_live(db: Any, game_id: int, base_url: str | None = None, rate: float 
     return summary
 
 
-
-def run_arena(db: Any, config: SeatConfig, seat: str = "red",
-              match_options: dict[str, Any] | None = None) -> tuple[int, MatchResult]:
+def run_arena(db: Any, config: SeatConfig, seat: str = "red", match_options: dict[str, Any] | None = None,
+              allow_engines: bool = False) -> tuple[int, MatchResult]:
     """Play one seat of a Chinese chess match and record it as a live run.
 
     ``config.url`` is the seat's URL; an emulator's match-creation URL
@@ -308,7 +311,7 @@ def run_arena(db: Any, config: SeatConfig, seat: str = "red",
     """
     from players import load as load_player
     check_url(config.url, "--url")
-    player = load_player(db.resolve_spec(config.player), "xiangqi").spec
+    player = load_player(db.resolve_spec(config.player, allow_engines=allow_engines), "xiangqi").spec
     config = replace(config, player=player)
     if config.url.rstrip("/").endswith(MATCHES_PATH):
         config = replace(config, url=create_match(config.url, seat, config.seed, config.policy, match_options))
@@ -317,7 +320,8 @@ def run_arena(db: Any, config: SeatConfig, seat: str = "red",
     return run_id, _play_arena(db, run_id, config, [], [])
 
 
-def resume_arena(db: Any, game_id: int, rate: float | None = None) -> tuple[int, MatchResult]:
+def resume_arena(db: Any, game_id: int, rate: float | None = None,
+                 allow_engines: bool = False) -> tuple[int, MatchResult]:
     """Rejoin the match of a stored seat (``harness arena --resume GAME_ID``) and play it to its end.
 
     The tracker starts from the plies stored with the last checkpoint; the
@@ -329,6 +333,8 @@ def resume_arena(db: Any, game_id: int, rate: float | None = None) -> tuple[int,
     stored = db.live_game(game_id)
     if stored is None or not stored.key.startswith("arena-"):
         raise InvalidInput(f"no arena seat with live game id {game_id}")
+    from players import guard_engine
+    guard_engine(stored.player, f"arena seat {game_id}'s player", allow_engines)
     if stored.status == "done" and stored.key in db.recorded_keys(stored.run_id):
         raise InvalidInput(f"the match of arena seat {game_id} has already ended and is recorded")
     saved = stored.server_state or {}
