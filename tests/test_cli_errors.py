@@ -129,6 +129,23 @@ def test_tune_on_a_read_only_database_is_one_line(capsys, tmp_path):
     assert path.read_bytes() == before
 
 
+def test_live_and_arena_on_a_read_only_database_are_one_line_before_any_request(capsys, tmp_path):
+    from harness.live.emulator import Emulator
+    path = tmp_path / "h.db"
+    assert run(capsys, "db", "upgrade", "--db", f"sqlite:///{path}")[0] == 0
+    before = path.read_bytes()
+    read_only = f"sqlite:///file:{path}?mode=ro&uri=true"
+    with Emulator(opponent="random") as server:
+        code, _, err = run(capsys, "live", "totality", "--player", "random", "--base-url", server.url,
+                           "--db", read_only)
+        assert code == 1 and err.count("\n") == 1 and "read-only" in err
+        code, _, err = run(capsys, "arena", "xiangqi", "--url", f"{server.url}/arena/xiangqi/matches",
+                           "--db", read_only)
+        assert code == 1 and err.count("\n") == 1 and "read-only" in err
+        assert list(server.log) == []
+    assert path.read_bytes() == before
+
+
 def test_emulate_on_a_port_in_use_names_the_port_and_how_to_pick_another():
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))

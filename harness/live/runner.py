@@ -140,6 +140,7 @@ def run_live(db: Any, config: LiveRunConfig, progress: Progress | None = None,
     if config.workers < 1:
         raise InvalidInput(f"--workers must be at least 1, got {config.workers}")
     RateLimiter(config.rate)  # validates the rate before anything starts
+    db.check_writable()  # a read-only database fails before the first request
     player = db.resolve_spec(config.player, allow_engines=allow_engines)
     from players import load as load_player
     rules = load_game(config.game, **({"level": config.level} if config.level else {}))
@@ -311,6 +312,7 @@ def run_arena(db: Any, config: SeatConfig, seat: str = "red", match_options: dic
     """
     from players import load as load_player
     check_url(config.url, "--url")
+    db.check_writable()  # a read-only database fails before the first request
     player = load_player(db.resolve_spec(config.player, allow_engines=allow_engines), "xiangqi").spec
     config = replace(config, player=player)
     if config.url.rstrip("/").endswith(MATCHES_PATH):
@@ -377,25 +379,35 @@ def _play_arena(db: Any, run_id: int, config: SeatConfig, plies: list[Any], sent
 
 @contextmanager
 def progress_display() -> Iterator[Progress]:
-    """A rich progress display fed by stored checkpoints: one line per game, its steps and status."""
-    from rich.progress import Progress as RichProgress, SpinnerColumn, TextColumn, TimeElapsedColumn
-    with RichProgress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
-                      console=output_console(stderr=True), transient=False) as bar:  # progress on stderr, results on stdout
-        tasks: dict[str, Any] = {}
+    """A rich progress display fed by stored checkpoints: one line per game, its steps and status.
 
-        def update(checkpoint: Checkpoint) -> None:
-            steps = len(checkpoint.actions)
-            text = f"{checkpoint.game} seed {checkpoint.seed}: {checkpoint.status}, {steps} actions"
-            if checkpoint.result is not None:
-                result = checkpoint.result
-                text += f", {result.outcome} score {result.score:g} (server {result.server_score})"
-            if checkpoint.key not in tasks:
-                tasks[checkpoint.key] = bar.add_task(text, total=None)
-            if checkpoint.status == "running":
-                bar.update(tasks[checkpoint.key], description=text)
-            else:  # stops the spinner of a finished game
-                bar.update(tasks[checkpoint.key], description=text, total=1, completed=1)
+    It starts with the first checkpoint, so a command that fails before any
+    game begins prints its one error line and nothing else.
+    """
+    from rich.progress import Progress as RichProgress, SpinnerColumn, TextColumn, TimeElapsedColumn
+    bar = RichProgress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+                       console=output_console(stderr=True), transient=False)  # progress on stderr, results on stdout
+    tasks: dict[str, Any] = {}
+
+    def update(checkpoint: Checkpoint) -> None:
+        if not tasks:
+            bar.start()
+        steps = len(checkpoint.actions)
+        text = f"{checkpoint.game} seed {checkpoint.seed}: {checkpoint.status}, {steps} actions"
+        if checkpoint.result is not None:
+            result = checkpoint.result
+            text += f", {result.outcome} score {result.score:g} (server {result.server_score})"
+        if checkpoint.key not in tasks:
+            tasks[checkpoint.key] = bar.add_task(text, total=None)
+        if checkpoint.status == "running":
+            bar.update(tasks[checkpoint.key], description=text)
+        else:  # stops the spinner of a finished game
+            bar.update(tasks[checkpoint.key], description=text, total=1, completed=1)
+    try:
         yield update
+    finally:
+        if tasks:
+            bar.stop()
 
 
 def print_summary(summary: LiveSummary) -> None:
