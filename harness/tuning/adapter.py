@@ -366,7 +366,8 @@ def load_study(name: str, url: str) -> Study:
     except KeyError:
         known = call(lambda: optuna.get_all_study_names(storage))
         raise InvalidInput(f"no study {name!r} in the database; known studies: "
-                           f"{', '.join(known) or 'none'} (run: harness tune STUDY.toml)") from None
+                           f"{', '.join(known) or 'none'} (harness studies lists them; harness tune STUDY.toml "
+                           "makes one)") from None
 
 
 def study_figures(name: str, url: str) -> list[tuple[str, Any]]:
