@@ -12,10 +12,10 @@ games/s over 1-worker (Ray) games/s; target on a 2-core machine >= 1.7.
 ``cluster_utils``: a head and a worker node, one CPU each).
 
 Ray's start is not timed (one local cluster serves the Ray runs), numba's
-compilation is warmed first, and the 1-minute load average is printed beside
+compilation is warmed first (two matches per worker before each run's clock), and the 1-minute load average is printed beside
 the figures: on a shared machine the ratio is a floor.
 
-    PYTHONPATH=$PWD .venv/bin/python scripts/bench_tuning.py [--trials 8] [--games 24] [--two-nodes]
+    PYTHONPATH=$PWD .venv/bin/python scripts/bench_tuning.py [--trials 8] [--games 24] [--depth 2] [--two-nodes]
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ seed = 7
 
 [player]
 kind = "alphabeta"
-depth = 2
+depth = {depth}
 
 [weights]
 corners = {{}}
@@ -56,7 +56,17 @@ validation = [100000, 100001]
 """
 
 
+def warm(config, pool) -> None:
+    """Two matches per worker before the clock: each worker process loads the compiled engine once."""
+    pool.start()
+    spec = config.player_spec(config.default_weights())
+    pool.submit([MatchSpec(config.game, spec, "greedy", 10_000 + i) for i in range(2 * max(1, pool.workers))])
+    for _ in pool.as_completed():
+        pass
+
+
 def run(config, pool, directory: str, label: str) -> dict[str, float | int | None]:
+    warm(config, pool)
     url = f"sqlite:///{directory}/{label}.db"
     started = time.perf_counter()
     summary = tune(config, db_url=url, pool=pool, validate_best=False)
@@ -74,12 +84,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trials", type=int, default=8)
     parser.add_argument("--games", type=int, default=24)
+    parser.add_argument("--depth", type=int, default=2,
+                        help="the player's search depth: the cost of a game against the driver's per-game cost")
     parser.add_argument("--two-nodes", action="store_true")
     args = parser.parse_args()
-    config = parse_study_file(STUDY.format(trials=args.trials, games=args.games, half=args.games // 2))
+    config = parse_study_file(STUDY.format(trials=args.trials, games=args.games, half=args.games // 2,
+                                          depth=args.depth))
     play_match(MatchSpec(config.game, config.player_spec(config.default_weights()), "greedy", 0))  # warm numba
     figures: dict[str, object] = {"study": {"trials": args.trials, "games_per_trial": args.games,
-                                            "player": "alphabeta:depth=2", "game": config.game}}
+                                            "player": config.player_spec(config.default_weights()), "game": config.game}}
     with tempfile.TemporaryDirectory(prefix="harness-bench-") as directory:
         with InProcessPool() as pool:
             figures["in_process"] = run(config, pool, directory, "inprocess")
