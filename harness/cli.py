@@ -65,17 +65,25 @@ def cli() -> None:
 
 @cli.command()
 def games() -> None:
-    """List the games with a one-line description.
+    """List the games with a one-line description, the strong player and the ladder of stand-ins.
+
+    The ladder is what ``harness tournament GAME --player SPEC --ladder`` plays
+    against; every rung is a player spec usable as --opponent.
 
     \b
     Example:
       harness games
     """
     from harness.games import REGISTRY
+    from players.ladder import ladder
+    from players.strong import strong_spec
     for name in sorted(REGISTRY):
         info = REGISTRY[name]
         options = " ".join(f"[{k}: {'|'.join(v)}]" for k, v in info.options.items())
         click.echo(f"{name:<10} {info.description} {options}".rstrip())
+        click.echo(f"  strong = {strong_spec(name)}; strong:time=2 = {strong_spec(name, live=True)}")
+        rungs = ladder(name)
+        click.echo(f"  ladder ({len(rungs)} rungs): {', '.join(rungs)}")
 
 
 @cli.command()
@@ -287,7 +295,7 @@ def print_table(title: str, columns: list[str], rows: list[list[Any]]) -> None:
     table = Table(title=title)
     cells = [[str(cell) for cell in row] for row in rows]
     for index, column in enumerate(columns):
-        if column == "player":  # long specs fold inside their column; numbers are never cut
+        if column in ("player", "rung"):  # long specs fold inside their column; numbers are never cut
             table.add_column(column, justify="left", overflow="fold")
         else:
             width = max([len(column)] + [len(row[index]) for row in cells])
@@ -490,8 +498,11 @@ def emulate(host: str, port: int, opponent: str, beat_ms: int) -> None:
               help="A player (repeat for several); tuned:<name> names a tuned player.")
 @click.option("--opponent", default=None, metavar="SPEC", help="Gauntlet: every player against this one.")
 @click.option("--round-robin", is_flag=True, help="Every pair of players, both seats, the same seeds.")
+@click.option("--ladder", is_flag=True,
+              help="Gauntlet against every rung of the game's ladder of G-Bot stand-ins (harness games).")
 @click.option("--games", type=int, default=None, metavar="N",
-              help="Games per player (gauntlet) or per pair (round-robin, even); the cap with --sprt.")
+              help="Games per player (gauntlet), per player and rung (ladder) or per pair (round-robin, "
+                   "even); the cap with --sprt.")
 @click.option("--seeds", "seed_start", type=int, default=0, show_default=True, metavar="START",
               help="First seed; seeds START, START+1, ... are played.")
 @click.option("--opening-plies", type=click.IntRange(0), default=0, show_default=True,
@@ -508,12 +519,14 @@ def emulate(host: str, port: int, opponent: str, beat_ms: int) -> None:
 @allow_engines_option
 @click.pass_context
 def tournament(ctx: click.Context, game: str | None, players: tuple[str, ...], opponent: str | None,
-               round_robin: bool, games: int | None, seed_start: int, opening_plies: int, sprt: str | None,
+               round_robin: bool, ladder: bool, games: int | None, seed_start: int, opening_plies: int, sprt: str | None,
                workers: int | None, address: str | None, run_name: str | None, resume: str | None,
                db_url: str | None, allow_engines: bool) -> int:
     """Play a gauntlet or a round-robin on Ray, record every match, print the run's leaderboard.
 
-    A round-robin also prints the players' Bradley-Terry Elo over the run.
+    A round-robin also prints the players' Bradley-Terry Elo over the run; a
+    ladder gauntlet a table per player of every rung, its worst rung and the
+    mean over the rungs.
 
     Ctrl-C stops cleanly; --resume RUN finishes the run without replaying a
     recorded match. With --sprt, two players are compared in seat-swapped
@@ -524,6 +537,7 @@ def tournament(ctx: click.Context, game: str | None, players: tuple[str, ...], o
       harness tournament totality --player greedy --player alphabeta:depth=3 --opponent gbot --games 50
       harness tournament ravenward --player greedy --player random --round-robin --games 20 --workers 2
       harness tournament ravenward --player alphabeta:depth=3 --opponent greedy --games 400 --sprt 0,50
+      harness tournament ravenward --player strong --ladder --games 20
       harness tournament --resume 12
       harness tournament totality --player greedy --opponent gbot --games 1000 --address auto
       harness tournament xiangqi --player alphabeta:depth=4 --opponent uci:command=fairy-stockfish,nodes=10000 --games 20
@@ -531,7 +545,7 @@ def tournament(ctx: click.Context, game: str | None, players: tuple[str, ...], o
     from rich.console import Console
 
     from harness.tournament import run_tournament
-    report = run_tournament(game, players, opponent, round_robin=round_robin, games=games,
+    report = run_tournament(game, players, opponent, round_robin=round_robin, ladder=ladder, games=games,
                             seed_start=seed_start, opening_plies=opening_plies, sprt=sprt, workers=workers,
                             address=address, db_url=db_url, run_name=run_name, resume=resume,
                             allow_engines=allow_engines, console=Console(stderr=True))
@@ -540,6 +554,13 @@ def tournament(ctx: click.Context, game: str | None, players: tuple[str, ...], o
     if report.config.mode == "round-robin" and report.recorded:  # both seats: Elo says more
         ctx.invoke(ratings, game=report.config.game, run=str(report.run_id), anchor=None, as_json=False,
                    db_url=db_url)
+    for standing in report.ladder:
+        worst = standing.worst.rung
+        print_table(f"{standing.player} against the ladder", ["rung", "games", "W", "D", "L", "mean", "worst"],
+                    [[rung.rung, rung.games, rung.wins, rung.draws, rung.losses, f"{rung.mean:.1f}",
+                      "<- worst" if rung.rung == worst else ""] for rung in standing.rungs]
+                    + [["mean over the rungs", sum(r.games for r in standing.rungs), "", "", "",
+                        f"{standing.mean:.1f}", ""]])
     for line in report.summary():
         click.echo(line)
     return 130 if report.interrupted else 0

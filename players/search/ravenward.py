@@ -41,6 +41,16 @@ from players.search import SearchResult
 
 GBOT = {"default": {"depth": 5, "weights": {}}}
 
+# The evaluations a ladder stand-in may use (``gbot:depth=5,eval=material``): material alone (10 a
+# defender, 5 a raven, as the score pays), the project's default weights, and a blockade style that
+# seals corners and hunts the King harder.
+GBOT_EVALS: dict[str, dict[str, float]] = {
+    "material": {name: 0.0 for name in FEATURES} | {"defenders": 10.0, "ravens_taken": 5.0},
+    "default": {},
+    "blockade": {"corner_guards": -8.0, "blocked_corners": -20.0, "king_in_danger": -40.0,
+                 "ravens_adjacent_king": -10.0},
+}
+
 MAX_DEPTH = 64
 TT_BITS = 18
 WIN = 1000.0

@@ -1,0 +1,64 @@
+"""The ladder of G-Bot stand-ins: parameterised stand-ins, distinct rungs, old specs unchanged."""
+
+from __future__ import annotations
+
+import pytest
+
+import players
+from harness.errors import SpecError
+from harness.games import load as load_game
+from players import search as searches
+from players.features import weight_vector
+from players.ladder import DEPTHS, ladder
+
+
+def test_a_stand_in_takes_a_depth_and_an_evaluation_and_keeps_its_level_otherwise():
+    rules = load_game("totality:easy")
+    assert players.load("gbot").settings(rules) == searches.module("totality").GBOT["easy"]
+    settings = players.load("gbot:depth=6,eval=material").settings(rules)
+    assert settings["depth"] == 6 and settings["endgame"] == 0
+    assert settings["weights"] == searches.module("totality").GBOT_EVALS["material"]
+    ravenward = load_game("ravenward")
+    assert players.load("gbot").settings(ravenward) == {"depth": 5, "weights": {}}
+    assert players.load("gbot:eval=default,depth=3").spec == "gbot:depth=3,eval=default"
+
+
+@pytest.mark.parametrize("spec, message", [("gbot:eval=nosuch", "valid evals: material, default, blockade"),
+                                           ("gbot:level=easy", "valid levels: auto, default"),
+                                           ("gbot:depth=0", "at least 1")])
+def test_a_stand_in_the_game_lacks_is_refused_when_loaded(spec, message):
+    with pytest.raises(SpecError, match=message):
+        players.load(spec, game="ravenward")
+
+
+@pytest.mark.parametrize("game", ["ravenward", "totality", "totality:easy", "xiangqi"])
+def test_every_rung_loads_and_no_two_stand_ins_play_alike(game):
+    rules = load_game(game)
+    rungs = ladder(game, fairy=False)
+    assert len(rungs) == len(set(rungs)) >= len(DEPTHS) * 2
+    settings = []
+    for rung in rungs:
+        player = players.load(rung, game=game)
+        found = dict(player.settings(rules))
+        settings.append((tuple(weight_vector(rules.name, found.pop("weights"))), sorted(found.items())))
+    assert len(settings) == len(set(map(repr, settings)))
+    levels = searches.module(rules.name).GBOT
+    assert {players.load(rung).params["level"] for rung in rungs[:len(levels)]} <= {"auto", *levels}
+
+
+def test_chinese_chess_keeps_its_fairy_stockfish_rungs():
+    rungs = ladder("xiangqi")
+    assert [rung for rung in rungs if rung.startswith("uci:")] == [
+        f"uci:command=fairy-stockfish,nodes={n},option.Threads=1" for n in (1000, 10000, 100000)]
+
+
+def test_the_material_stand_in_plays_differently_from_the_default_one():
+    rules = load_game("ravenward")
+    state = rules.initial_state()
+    for _ in range(6):
+        state = rules.apply(state, players.load("gbot:depth=2").choose(rules, state))
+    search = searches.module("ravenward").search
+    material = search(rules, state, weight_vector("ravenward", searches.module("ravenward").GBOT_EVALS["material"]),
+                      depth=3, nodes=None, deadline=None, seed=0)
+    default = search(rules, state, weight_vector("ravenward"), depth=3, nodes=None, deadline=None, seed=0)
+    assert material.value != default.value
