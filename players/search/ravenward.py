@@ -39,7 +39,10 @@ from harness.games.ravenward import decode, to_array
 from players.features.ravenward import FEATURES, INDEX
 from players.search import SearchResult
 
-GBOT = {"default": {"depth": 5, "weights": {}}}
+# The stand-in searches five plies at the evaluation the project had when it was made: the
+# features added since (the corner paths, the King's shields) are off, so ``gbot`` keeps its meaning.
+_LATER_FEATURES = ("king_corner_paths", "corner_path_guards", "unguarded_corner_paths", "king_shields")
+GBOT = {"default": {"depth": 5, "weights": {name: 0.0 for name in _LATER_FEATURES}}}
 
 # The evaluations a ladder stand-in may use (``gbot:depth=5,eval=material``): material alone (10 a
 # defender, 5 a raven, as the score pays), the project's default weights, and a blockade style that
@@ -73,7 +76,11 @@ W_MOBILITY = INDEX["mobility"]
 W_KING_ON_EDGE = INDEX["king_on_edge"]
 W_MOVES_PLAYED = INDEX["moves_played"]
 W_DRAW_CONTEMPT = INDEX["draw_contempt"]
-assert len(FEATURES) == 16
+W_KING_CORNER_PATHS = INDEX["king_corner_paths"]
+W_CORNER_PATH_GUARDS = INDEX["corner_path_guards"]
+W_UNGUARDED_CORNER_PATHS = INDEX["unguarded_corner_paths"]
+W_KING_SHIELDS = INDEX["king_shields"]
+assert len(FEATURES) == 20
 
 NEIGHBOUR = core.NEIGHBOUR
 IS_CORNER = core.IS_CORNER
@@ -127,6 +134,23 @@ def _rays() -> np.ndarray:
 
 
 RAYS = _rays()
+
+
+def _between() -> np.ndarray:
+    """BETWEEN[a, b]: the cells strictly between two cells of one row or column, as a bitmask (else 0)."""
+    between = np.zeros((core.CELLS, core.CELLS), dtype=np.int64)
+    for a in range(core.CELLS):
+        for b in range(core.CELLS):
+            if a // 7 == b // 7:
+                low, high = min(a, b), max(a, b)
+                between[a, b] = sum(1 << c for c in range(low + 1, high))
+            elif a % 7 == b % 7:
+                low, high = min(a, b), max(a, b)
+                between[a, b] = sum(1 << c for c in range(low + 7, high, 7))
+    return between
+
+
+BETWEEN = _between()
 SPECIAL_MASK = sum(1 << c for c in (*core.CORNERS, core.THRONE))
 
 
@@ -163,6 +187,115 @@ def _reach(st: np.ndarray, side: int, occupied: np.int64) -> tuple[int, int]:
         mask |= reach
         count += _popcount(reach)
     return mask, count
+
+
+@njit(cache=True, inline="always")
+def _slides(generators: np.int64, empty: np.int64) -> np.int64:
+    """Empty cells one rook slide from any cell of ``generators`` reaches (a set-wise fill)."""
+    east = generators
+    west = generators
+    south = generators
+    north = generators
+    for _ in range(6):
+        east |= ((east << 1) & ~COL0) & empty
+        west |= ((west >> 1) & ~COL6) & empty
+        south |= ((south << 7) & FULL) & empty
+        north |= (north >> 7) & empty
+    return (east | west | south | north) & empty
+
+
+@njit(cache=True)
+def _piece_reach(st: np.ndarray, piece: int, occupied: np.int64) -> np.int64:
+    """Cells one piece can move to (specials only for the King)."""
+    origin = st[PIECE + piece]
+    reach = np.int64(0)
+    if origin < 0:
+        return reach
+    for direction in range(4):
+        ray = RAYS[direction, origin]
+        blockers = ray & occupied
+        if blockers == 0:
+            reach |= ray
+        elif direction == 1 or direction == 3:
+            reach |= ray & ((blockers & -blockers) - 1)
+        else:
+            x = blockers
+            x |= x >> 1
+            x |= x >> 2
+            x |= x >> 4
+            x |= x >> 8
+            x |= x >> 16
+            x |= x >> 32
+            reach |= ray & ~x
+    if piece != 0:
+        reach &= ~SPECIAL_MASK
+    return reach
+
+
+@njit(cache=True, inline="always")
+def _lowest(x: np.int64) -> int:
+    """The index of the lowest set bit of a non-zero mask."""
+    return _popcount((x & -x) - 1)
+
+
+@njit(cache=True)
+def corner_paths(st: np.ndarray, occupied: np.int64, raven_reach: np.ndarray) -> tuple[int, int, int]:
+    """(sum over corners of 4 minus the King's moves to it, capped at 0 beyond three moves;
+    ravens able to block a corner's shortest paths next move, summed over corners within three;
+    corners within two moves that no raven can block).
+
+    Layers of a breadth-first search over King slides through empty squares:
+    ``k1``/``k2`` the cells first reached in one/two moves. A shortest path to
+    a corner at distance d stops on ``k_i & c_(d-i)``, ``c_j`` being the cells
+    j slides from the corner (slides are symmetric). A raven blocks it by
+    landing on a stop or on the empty run beside the corner.
+    """
+    king = st[PIECE]
+    king_bit = np.int64(1) << king
+    empty = FULL & ~occupied
+    free = empty | king_bit          # the King's square is empty once he moves
+    k1 = _slides(king_bit, empty)
+    k2 = _slides(k1, free) & ~k1 & ~king_bit
+    k3 = _slides(k2, free) & ~k2 & ~k1 & ~king_bit
+    total = 0
+    guards = 0
+    unguarded = 0
+    for c in range(4):
+        corner = np.int64(1) << CORNER_CELLS[c]
+        if k1 & corner:
+            distance = 1
+        elif k2 & corner:
+            distance = 2
+        elif k3 & corner:
+            distance = 3
+        else:
+            continue
+        total += 4 - distance
+        cell = CORNER_CELLS[c]
+        c1 = _slides(corner, free) & ~corner
+        if distance == 1:
+            path = BETWEEN[king, cell]
+        else:
+            # the stops one slide from the corner, with the run each then slides along
+            last = c1 & (k1 if distance == 2 else k2)
+            path = last
+            x = last
+            while x:
+                stop = _lowest(x)
+                path |= BETWEEN[stop, cell]
+                if distance == 2:
+                    path |= BETWEEN[king, stop]
+                x &= x - 1
+            if distance == 3:
+                path |= k1 & (_slides(c1, free) & ~c1 & ~corner)
+        blockers = 0
+        for r in range(raven_reach.shape[0]):
+            if raven_reach[r] & path:
+                blockers += 1
+        guards += blockers
+        if blockers == 0 and distance <= 2:
+            unguarded += 1
+    return total, guards, unguarded
 
 
 @njit(cache=True)
@@ -260,7 +393,15 @@ def evaluate(st: np.ndarray, weights: np.ndarray) -> float:
         if cell >= 0 and st[cell] >= core.FIRST_RAVEN:
             adjacent += 1
     king_reach, king_side_moves = _reach(st, 0, king_side | ravens)
-    raven_reach, raven_moves = _reach(st, 1, king_side | ravens)
+    occupied = king_side | ravens
+    raven_reach_each = np.empty(core.PIECES - core.FIRST_RAVEN, dtype=np.int64)
+    raven_reach = np.int64(0)
+    raven_moves = 0
+    for piece in range(core.FIRST_RAVEN, core.PIECES):
+        reach = _piece_reach(st, piece, occupied)
+        raven_reach_each[piece - core.FIRST_RAVEN] = reach
+        raven_reach |= reach
+        raven_moves += _popcount(reach)
     raven_flank = ravens | hostile
     raven_targets = empty & raven_reach
     danger = 0
@@ -270,7 +411,17 @@ def evaluate(st: np.ndarray, weights: np.ndarray) -> float:
     defenders_threatened = _popcount(_pinchable(king_side & ~king_bit, raven_flank, raven_targets))
     ravens_threatened = _popcount(_pinchable(ravens, king_side | hostile, empty & king_reach))
     on_edge = 1 if king_bit & EDGE_MASK else 0
-    return (weights[W_KING_CORNER_DISTANCE] * distance
+    paths, path_guards, unguarded = corner_paths(st, occupied, raven_reach_each)
+    shields = 0
+    for direction in range(4):
+        cell = NEIGHBOUR[king, direction]
+        if cell >= 0 and 0 < st[cell] < core.FIRST_RAVEN:
+            shields += 1
+    return (weights[W_KING_CORNER_PATHS] * paths
+            + weights[W_CORNER_PATH_GUARDS] * path_guards
+            + weights[W_UNGUARDED_CORNER_PATHS] * unguarded
+            + weights[W_KING_SHIELDS] * shields
+            + weights[W_KING_CORNER_DISTANCE] * distance
             + weights[W_KING_OPEN_CORNERS] * open_corners
             + weights[W_KING_ESCAPE_ROUTES] * routes
             + weights[W_CORNER_GUARDS] * guards

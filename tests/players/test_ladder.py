@@ -19,7 +19,10 @@ def test_a_stand_in_takes_a_depth_and_an_evaluation_and_keeps_its_level_otherwis
     assert settings["depth"] == 6 and settings["endgame"] == 0
     assert settings["weights"] == searches.module("totality").GBOT_EVALS["material"]
     ravenward = load_game("ravenward")
-    assert players.load("gbot").settings(ravenward) == {"depth": 5, "weights": {}}
+    pinned = players.load("gbot").settings(ravenward)   # the evaluation of its day: later features off
+    assert pinned["depth"] == 5 and set(pinned["weights"].values()) == {0.0}
+    assert set(pinned["weights"]) == {"king_corner_paths", "corner_path_guards", "unguarded_corner_paths",
+                                      "king_shields"}
     assert players.load("gbot:eval=default,depth=3").spec == "gbot:depth=3,eval=default"
 
 
