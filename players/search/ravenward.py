@@ -513,18 +513,49 @@ def _probe(tt_entry, tt_value, key, slot, age, depth, alpha, beta):
 
 
 ENTER, NEXT, RETURN = 0, 1, 2
+EPSILON = 1e-6          # the width of a null window (values are sums of weights, far coarser)
+QUIESCENCE_PLIES = 6    # captures searched beyond the horizon at most
+ASPIRATION = 20.0       # half-width of the root's first window around the last iteration's value
+# techniques, as bits of ``techniques`` (all on by default; each can be turned off to measure it)
+PVS, LMR, QUIESCENCE, ASPIRATE, KEEP_PV = 1, 2, 4, 8, 16
+ALL_TECHNIQUES = PVS | LMR | QUIESCENCE | ASPIRATE | KEEP_PV
+TECHNIQUES = {"pvs": PVS, "lmr": LMR, "quiescence": QUIESCENCE, "aspiration": ASPIRATE, "keep_pv": KEEP_PV}
+LMR_DEPTH = 3           # reduce late quiet moves only this far from the horizon or more
+LMR_AFTER = 3           # ... after this many moves of the node
+
+
+@njit(cache=True)
+def _store(tt_entry, tt_value, key, age, flag, depth, move, value, keep_pv):
+    """Write a table entry; with ``keep_pv`` an exact entry of this search is only replaced by a
+    deeper or exact one, so the principal variation survives the null-window searches."""
+    slot = key & ((1 << TT_BITS) - 1)
+    if keep_pv:
+        data = tt_entry[slot, 1]
+        if (data >> 21) == age and ((data >> 19) & 3) == EXACT and flag != EXACT and \
+                ((data >> 12) & 127) > depth:
+            return
+    tt_entry[slot, 0] = key
+    tt_entry[slot, 1] = (age << 21) | (flag << 19) | (min(depth, 127) << 12) | move
+    tt_value[slot] = value
 
 
 @njit(cache=True)
 def _negamax(st, depth, alpha, beta, side, weights, moves, keys, undos, killers, history,
-             tt_entry, tt_value, age, counters, node_limit):
+             tt_entry, tt_value, age, counters, node_limit, techniques):
     """Negamax alpha-beta below one root move, on an explicit stack.
 
     Iterative rather than recursive because numba's cache cannot reload
     recursive functions (numba issue #6061). Frame ``ply`` (from 1) holds the
     node's window, its moves in ``moves[ply * MAX_MOVES:]`` and its undo record.
+
+    Techniques (bits of ``techniques``): principal-variation search (every
+    move after the first gets a null window first and a full one only if it
+    may be better), late-move reductions (quiet late moves searched a ply
+    shallower first, again at full depth if they beat alpha), quiescence (at
+    the horizon: the evaluation or a capture or escape, whichever is better,
+    up to ``QUIESCENCE_PLIES`` captures deep) and a table that keeps the PV.
     """
-    size = MAX_DEPTH + 2
+    size = MAX_DEPTH + QUIESCENCE_PLIES + 2
     f_depth = np.empty(size, dtype=np.int64)
     f_alpha = np.empty(size, dtype=np.float64)
     f_beta = np.empty(size, dtype=np.float64)
@@ -535,6 +566,12 @@ def _negamax(st, depth, alpha, beta, side, weights, moves, keys, undos, killers,
     f_count = np.empty(size, dtype=np.int64)
     f_key = np.empty(size, dtype=np.int64)
     f_side = np.empty(size, dtype=np.int64)
+    f_stage = np.zeros(size, dtype=np.int64)    # how the current child is searched: 0 full, 1 null
+                                                 # window reduced, 2 null window, 3 full after a null
+    pvs = (techniques & PVS) != 0
+    lmr = (techniques & LMR) != 0
+    quiescence = (techniques & QUIESCENCE) != 0
+    keep_pv = (techniques & KEEP_PV) != 0
     ply = 1
     f_depth[1] = depth
     f_alpha[1] = alpha
@@ -555,10 +592,36 @@ def _negamax(st, depth, alpha, beta, side, weights, moves, keys, undos, killers,
                 value = value if f_side[ply] == 0 else -value
                 mode = RETURN
                 continue
+            first = ply * core.MAX_MOVES
             if f_depth[ply] <= 0:
                 value = evaluate(st, weights)
                 value = value if f_side[ply] == 0 else -value
-                mode = RETURN
+                if not quiescence or value >= f_beta[ply] or f_depth[ply] <= -QUIESCENCE_PLIES \
+                        or ply >= size - 2:
+                    mode = RETURN
+                    continue
+                # quiescence: stand pat, or one of the captures (an escape counts as one)
+                count = core.generate(st, moves[first:first + core.MAX_MOVES])
+                kept = 0
+                for i in range(count):
+                    m = moves[first + i]
+                    c = _captures(st, m)
+                    if c > 0:
+                        moves[first + kept] = m
+                        keys[first + kept] = c
+                        kept += 1
+                if kept == 0:
+                    mode = RETURN
+                    continue
+                f_count[ply] = kept
+                f_index[ply] = 0
+                f_best[ply] = value
+                f_best_move[ply] = -1
+                f_original[ply] = f_alpha[ply]
+                if value > f_alpha[ply]:
+                    f_alpha[ply] = value
+                f_key[ply] = -1
+                mode = NEXT
                 continue
             key = st[core.HASH] ^ PLY_KEYS[st[core.PLY]]
             f_key[ply] = key
@@ -568,7 +631,6 @@ def _negamax(st, depth, alpha, beta, side, weights, moves, keys, undos, killers,
                 value = cut
                 mode = RETURN
                 continue
-            first = ply * core.MAX_MOVES
             count = core.generate(st, moves[first:first + core.MAX_MOVES])
             _score_moves(st, moves, keys, first, count, table_move, killers, history, ply)
             f_count[ply] = count
@@ -581,23 +643,32 @@ def _negamax(st, depth, alpha, beta, side, weights, moves, keys, undos, killers,
             i = f_index[ply]
             if i >= f_count[ply]:
                 best = f_best[ply]
-                flag = EXACT
-                if best <= f_original[ply]:
-                    flag = UPPER
-                elif best >= f_beta[ply]:
-                    flag = LOWER
-                key = f_key[ply]
-                slot = key & ((1 << TT_BITS) - 1)
-                tt_entry[slot, 0] = key
-                tt_entry[slot, 1] = (age << 21) | (flag << 19) | (min(f_depth[ply], 127) << 12) | f_best_move[ply]
-                tt_value[slot] = best
+                if f_key[ply] != -1:
+                    flag = EXACT
+                    if best <= f_original[ply]:
+                        flag = UPPER
+                    elif best >= f_beta[ply]:
+                        flag = LOWER
+                    _store(tt_entry, tt_value, f_key[ply], age, flag, f_depth[ply], f_best_move[ply], best,
+                           keep_pv)
                 value = best
                 mode = RETURN
                 continue
             m = _pick(moves, keys, ply * core.MAX_MOVES, i, f_count[ply])
             core.make(st, m, undos[ply])
-            f_depth[ply + 1] = f_depth[ply] - 1
-            f_alpha[ply + 1] = -f_beta[ply]
+            stage = 0
+            child_depth = f_depth[ply] - 1
+            if pvs and i > 0 and f_depth[ply] > 0:
+                stage = 2
+                if lmr and i >= LMR_AFTER and f_depth[ply] >= LMR_DEPTH and keys[ply * core.MAX_MOVES + i] < 8e8:
+                    stage = 1
+                    child_depth -= 1
+            f_stage[ply] = stage
+            f_depth[ply + 1] = child_depth
+            if stage == 0:
+                f_alpha[ply + 1] = -f_beta[ply]
+            else:
+                f_alpha[ply + 1] = -f_alpha[ply] - EPSILON
             f_beta[ply + 1] = -f_alpha[ply]
             f_side[ply + 1] = 1 - f_side[ply]
             ply += 1
@@ -606,8 +677,19 @@ def _negamax(st, depth, alpha, beta, side, weights, moves, keys, undos, killers,
             if ply == 1:
                 return value
             ply -= 1
-            core.unmake(st, undos[ply])
             value = -value
+            stage = f_stage[ply]
+            if (stage == 1 and value > f_alpha[ply]) or (stage == 2 and f_alpha[ply] < value < f_beta[ply]):
+                # the null-window guess failed high: search the move again, deeper or wider
+                f_stage[ply] = 2 if stage == 1 else 3
+                f_depth[ply + 1] = f_depth[ply] - 1
+                f_alpha[ply + 1] = -f_alpha[ply] - EPSILON if stage == 1 else -f_beta[ply]
+                f_beta[ply + 1] = -f_alpha[ply]
+                f_side[ply + 1] = 1 - f_side[ply]
+                ply += 1
+                mode = ENTER
+                continue
+            core.unmake(st, undos[ply])
             m = moves[ply * core.MAX_MOVES + f_index[ply]]
             f_index[ply] += 1
             mode = NEXT
@@ -617,7 +699,7 @@ def _negamax(st, depth, alpha, beta, side, weights, moves, keys, undos, killers,
                 if value > f_alpha[ply]:
                     f_alpha[ply] = value
                     if value >= f_beta[ply]:
-                        if _captures(st, m) == 0:
+                        if f_depth[ply] > 0 and _captures(st, m) == 0:
                             if killers[ply, 0] != m:
                                 killers[ply, 1] = killers[ply, 0]
                                 killers[ply, 0] = m
@@ -627,29 +709,56 @@ def _negamax(st, depth, alpha, beta, side, weights, moves, keys, undos, killers,
 
 @njit(cache=True)
 def search_depth(st, root_moves, depth, weights, killers, history, tt_entry, tt_value, age, counters,
-                 node_limit):
+                 node_limit, techniques, guess):
     """One iteration at ``depth`` over ``root_moves`` in their given order.
+
+    With aspiration (a bit of ``techniques``) the first window is ``guess``
+    plus or minus ``ASPIRATION``, widened to the full window when the value
+    falls outside; with PVS every root move after the first gets a null
+    window first.
 
     Returns (index of the best root move, its value); ``counters[1]`` is set
     when the node limit stopped the iteration early.
     """
-    moves = np.empty((MAX_DEPTH + 2) * core.MAX_MOVES, dtype=np.int64)
-    keys = np.empty((MAX_DEPTH + 2) * core.MAX_MOVES, dtype=np.float64)
-    undos = np.empty((MAX_DEPTH + 2, core.UNDO_SIZE), dtype=np.int64)
+    size = (MAX_DEPTH + QUIESCENCE_PLIES + 2) * core.MAX_MOVES
+    moves = np.empty(size, dtype=np.int64)
+    keys = np.empty(size, dtype=np.float64)
+    undos = np.empty((MAX_DEPTH + QUIESCENCE_PLIES + 2, core.UNDO_SIZE), dtype=np.int64)
     side = st[core.SIDE]
-    alpha = -INFINITY
-    best_index = 0
-    for i in range(root_moves.shape[0]):
-        core.make(st, root_moves[i], undos[0])
-        value = -_negamax(st, depth - 1, -INFINITY, -alpha, 1 - side, weights, moves, keys, undos, killers,
-                          history, tt_entry, tt_value, age, counters, node_limit)
-        core.unmake(st, undos[0])
-        if counters[1] == 1:
-            break
-        if value > alpha:
-            alpha = value
-            best_index = i
-    return best_index, alpha
+    pvs = (techniques & PVS) != 0
+    low, high = -INFINITY, INFINITY
+    if (techniques & ASPIRATE) != 0 and depth > 1:
+        low, high = guess - ASPIRATION, guess + ASPIRATION
+    while True:
+        alpha = low
+        best_index = 0
+        best = -INFINITY
+        for i in range(root_moves.shape[0]):
+            core.make(st, root_moves[i], undos[0])
+            if pvs and i > 0:
+                value = -_negamax(st, depth - 1, -alpha - EPSILON, -alpha, 1 - side, weights, moves, keys, undos,
+                                  killers, history, tt_entry, tt_value, age, counters, node_limit, techniques)
+                if counters[1] == 0 and value > alpha and value < high:
+                    value = -_negamax(st, depth - 1, -high, -alpha, 1 - side, weights, moves, keys, undos,
+                                      killers, history, tt_entry, tt_value, age, counters, node_limit,
+                                      techniques)
+            else:
+                value = -_negamax(st, depth - 1, -high, -alpha, 1 - side, weights, moves, keys, undos, killers,
+                                  history, tt_entry, tt_value, age, counters, node_limit, techniques)
+            core.unmake(st, undos[0])
+            if counters[1] == 1:
+                return best_index, best
+            if value > best:
+                best = value
+                best_index = i
+            if value > alpha:
+                alpha = value
+                if value >= high:
+                    break
+        if (best <= low and low > -INFINITY) or (best >= high and high < INFINITY):
+            low, high = -INFINITY, INFINITY   # outside the aspiration window: search again, fully
+            continue
+        return best_index, best
 
 
 class _Tables:
@@ -673,7 +782,8 @@ def _tables() -> _Tables:
 
 
 def search(rules: Rules, state: State, weights: np.ndarray, *, depth: int | None = None,
-           nodes: int | None = None, deadline: float | None = None, seed: int = 0) -> SearchResult:
+           nodes: int | None = None, deadline: float | None = None, seed: int = 0,
+           techniques: int = ALL_TECHNIQUES) -> SearchResult:
     """Search the side to move's best action.
 
     Args:
@@ -684,6 +794,7 @@ def search(rules: Rules, state: State, weights: np.ndarray, *, depth: int | None
         nodes: node budget (deterministic); the last finished iteration decides.
         deadline: a ``time.monotonic()`` instant (live play only).
         seed: breaks ties between equally valued root moves.
+        techniques: bits of ``TECHNIQUES`` to use (all by default; turning one off measures it).
 
     Returns:
         The chosen action, its value for the side to move, the depth of the
@@ -710,7 +821,7 @@ def search(rules: Rules, state: State, weights: np.ndarray, *, depth: int | None
     weights = np.ascontiguousarray(weights, dtype=np.float64)
     tables = _tables()
     tables.generation += 1
-    killers = np.zeros((MAX_DEPTH + 2, 2), dtype=np.int64)
+    killers = np.zeros((MAX_DEPTH + QUIESCENCE_PLIES + 2, 2), dtype=np.int64)
     history = np.zeros((2, 64 * 64), dtype=np.float64)
     counters = np.zeros(2, dtype=np.int64)
     best_move, best_value, finished = int(root[0]), 0.0, 0
@@ -726,7 +837,7 @@ def search(rules: Rules, state: State, weights: np.ndarray, *, depth: int | None
             budget = timed if budget == 0 else min(budget, timed)
         counters[1] = 0
         index, value = search_depth(st, root, iteration, weights, killers, history, tables.entry, tables.value,
-                                    tables.generation, counters, budget)
+                                    tables.generation, counters, budget, int(techniques), best_value)
         if counters[1] == 1:
             break
         best_move, best_value, finished = int(root[index]), float(value), iteration
