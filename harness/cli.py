@@ -381,9 +381,12 @@ def report(study: str, out: str, db_url: str | None) -> None:
 
 # ---- commands: live play, arena, emulator (owner: live) -----------------------------------------
 
+DEFAULT_MOVE_TIME = 2.0  # seconds per move in live play: the Gameboard API has no clock
+
 @cli.command()
 @click.argument("game", required=False)
-@click.option("--player", default="greedy", show_default=True, help="Player spec (or tuned:<name>).")
+@click.option("--player", default="strong", show_default=True,
+              help="Player spec (or tuned:<name>); strong is the game's recommended player (harness games).")
 @click.option("--games", default=1, show_default=True, type=click.IntRange(1), help="Number of live games.")
 @click.option("--seed-start", default=0, show_default=True, type=int, help="Server seed of the first game.")
 @click.option("--base-url", default=None, metavar="URL", help="Server [default: https://gameboard.gg].")
@@ -392,7 +395,7 @@ def report(study: str, out: str, db_url: str | None) -> None:
 @click.option("--level", type=click.Choice(["wise", "easy"]), help="Totality level (sent as ?level= on init).")
 @click.option("--workers", default=1, show_default=True, type=click.IntRange(1), help="Games in parallel (Ray pool).")
 @click.option("--move-time", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
-              help="Per-move time budget for players that take one.")
+              help="Per-move time budget for players that take one [default: 2].")
 @click.option("--address", default=None, help="Ray cluster to join (default: a local one).")
 @click.option("--resume", "resume_id", type=int, metavar="GAME_ID", help="Continue an interrupted live game.")
 @db_option
@@ -402,10 +405,13 @@ def live(game: str | None, player: str, games: int, seed_start: int, base_url: s
     """Play live games against the Gameboard API and record them (source live).
 
     GAME is ravenward or totality (totality:easy). Be fair to the server: the
-    default rate is one request every two seconds.
+    default rate is one request every two seconds. The server has no clock, so
+    the default player is the game's strong one thinking 2 s per move.
 
     \b
     Examples:
+      harness live ravenward --games 3                 # strong, 2 s per move
+      harness live ravenward --move-time 5 --games 1
       harness live ravenward --player alphabeta:depth=4 --games 3
       harness live totality --level easy --player tuned:totality-v1 --games 10 --workers 2
       harness live --resume 12
@@ -414,6 +420,7 @@ def live(game: str | None, player: str, games: int, seed_start: int, base_url: s
     from harness.db import open_database
     from harness.live.gameboard import DEFAULT_BASE_URL
     from harness.live.runner import LiveRunConfig, print_summary, progress_display, resume_live, run_live
+    move_time = DEFAULT_MOVE_TIME if move_time is None else move_time
     with open_database(db_url) as database, progress_display() as progress:
         if resume_id is not None:
             summary = resume_live(database, resume_id, base_url=base_url, rate=rate, move_time=move_time,

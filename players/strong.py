@@ -79,4 +79,9 @@ class StrongPlayer(Player):
         return player
 
     def choose(self, rules: Rules, state: State, limits: Limits | None = None) -> Action:
+        if limits is not None and limits.time is not None and self.params["time"] is None:
+            # a per-move time from the caller (harness live --move-time): the time form, no node cap
+            timed = StrongPlayer({"time": limits.time})
+            timed.rng = self.rng
+            return timed.player_for(rules).choose(rules, state, limits)
         return self.player_for(rules).choose(rules, state, limits)

@@ -122,6 +122,41 @@ def test_the_ravens_prefer_the_lowest_kings_score():
     assert RULES.outcome(RULES.apply(state, result.action)) == ("loss", "king_captured")
 
 
+TECHNIQUE_SETS = [0, search_module.PVS, search_module.PVS | search_module.LMR, search_module.QUIESCENCE,
+                  search_module.ASPIRATE | search_module.KEEP_PV, search_module.ALL_TECHNIQUES]
+
+
+@pytest.mark.parametrize("techniques", TECHNIQUE_SETS)
+def test_every_technique_finds_the_forced_escape_and_the_kings_capture(techniques):
+    for seed in range(2):
+        result = run(ESCAPE_IN_TWO, depth=3, seed=seed, techniques=techniques)
+        assert result.value >= search_module.WIN
+        after = RULES.apply(ESCAPE_IN_TWO, result.action)
+        for reply in RULES.legal_actions(after):   # every raven reply leaves the King an escape
+            position = RULES.apply(after, reply)
+            assert any(RULES.outcome(RULES.apply(position, a)) == ("win", "escape")
+                       for a in RULES.legal_actions(position))
+    capture = placed(16, [40], [15, 31, 46], side=1)
+    result = run(capture, depth=3, techniques=techniques)
+    assert RULES.outcome(RULES.apply(capture, result.action)) == ("loss", "king_captured")
+
+
+def test_node_counts_of_fixed_searches_are_golden():
+    # Deliberate numbers: a change to the search or the evaluation that changes them must say why.
+    state = RULES.initial_state()
+    assert [run(state, depth=d, seed=0, techniques=0).nodes for d in (3, 4, 5)] == [1790, 7125, 62445]
+    assert [run(state, depth=d, seed=0).nodes for d in (3, 4, 5)] == [1332, 3871, 9771]
+    assert run(state, nodes=20000, seed=1).depth == 5
+
+
+def test_techniques_are_named_in_specs_and_unknown_ones_are_refused():
+    from harness.errors import SpecError
+    player = players.load("alphabeta:depth=2,techniques=pvs+lmr")
+    assert player.choose(RULES, RULES.initial_state()) in RULES.legal_actions(RULES.initial_state())
+    with pytest.raises(SpecError, match="valid: all, none, pvs, lmr, quiescence, aspiration, keep_pv"):
+        players.load("alphabeta:depth=2,techniques=nullmove").choose(RULES, RULES.initial_state())
+
+
 def test_search_is_deterministic_under_depth_and_node_limits():
     state = RULES.initial_state()
     assert run(state, depth=4, seed=5) == run(state, depth=4, seed=5)
