@@ -18,6 +18,7 @@ from __future__ import annotations
 from harness.errors import SpecError
 from harness.games import Action, Rules, State
 from players import search as searches
+from players.alphabeta import technique_bits
 from players.base import Limits, Param, Player
 from players.features import weight_vector
 
@@ -65,6 +66,8 @@ class GBotPlayer(Player):
         settings = self.settings(rules)
         # Keys beside depth and weights (Totality's ``endgame``) are passed on to the search.
         extra = {key: value for key, value in settings.items() if key not in ("depth", "weights")}
+        if "techniques" in extra:   # named as in an alphabeta spec (``none``)
+            extra["techniques"] = technique_bits(searches.module(rules.name).TECHNIQUES, extra["techniques"])
         return searches.module(rules.name).search(
             rules, state, weight_vector(rules.name, settings.get("weights")),
             depth=settings["depth"], nodes=None, deadline=None,

@@ -22,9 +22,9 @@ from players.base import Limits, Param, Player
 
 # game -> the alpha-beta settings of its strong player (deterministic form)
 STRONG: dict[str, dict[str, int]] = {
-    "ravenward": {"depth": 64, "nodes": 1_000_000},
-    "totality": {"depth": 60, "nodes": 2_000_000},
-    "xiangqi": {"depth": 60, "nodes": 500_000},
+    "ravenward": {"depth": 64, "nodes": 1_500_000},
+    "totality": {"depth": 60, "nodes": 5_000_000},
+    "xiangqi": {"depth": 60, "nodes": 800_000},
 }
 LIVE_SECONDS = 2.0
 

@@ -42,7 +42,9 @@ from players.search import SearchResult
 # The stand-in searches five plies at the evaluation the project had when it was made: the
 # features added since (the corner paths, the King's shields) are off, so ``gbot`` keeps its meaning.
 _LATER_FEATURES = ("king_corner_paths", "corner_path_guards", "unguarded_corner_paths", "king_shields")
-GBOT = {"default": {"depth": 5, "weights": {name: 0.0 for name in _LATER_FEATURES}}}
+# Its search stays the plain full-width alpha-beta of its day too (no techniques: no reductions,
+# no quiescence), the "fixed-depth minimax" that sibling games document.
+GBOT = {"default": {"depth": 5, "techniques": "none", "weights": {name: 0.0 for name in _LATER_FEATURES}}}
 
 # The evaluations a ladder stand-in may use (``gbot:depth=5,eval=material``): material alone (10 a
 # defender, 5 a raven, as the score pays), the project's default weights, and a blockade style that
