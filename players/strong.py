@@ -15,6 +15,8 @@ should compare them with care.
 
 from __future__ import annotations
 
+from typing import Any
+
 from harness.errors import SpecError
 from harness.games import Action, Rules, State, parse_spec
 from players.alphabeta import AlphaBetaPlayer
@@ -50,7 +52,7 @@ def strong_spec(game: str, live: bool = False, time: float | None = None, nodes:
         settings["time"] = LIVE_SECONDS if time is None else time
     elif nodes is not None:
         settings["nodes"] = nodes
-    return AlphaBetaPlayer({key: value for key, value in settings.items()}).spec
+    return AlphaBetaPlayer(settings).spec
 
 
 class StrongPlayer(Player):
@@ -62,7 +64,7 @@ class StrongPlayer(Player):
                             minimum=0.0),
               "nodes": Param(int, None, "node budget per move (default: the game's, STRONG)", minimum=1)}
 
-    def __init__(self, params=None, weights=None) -> None:
+    def __init__(self, params: dict[str, Any] | None = None, weights: dict[str, float] | None = None) -> None:
         super().__init__(params, weights)
         if self.params["time"] is not None and self.params["nodes"] is not None:
             raise SpecError("player 'strong': give time or nodes, not both")
