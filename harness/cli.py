@@ -86,17 +86,25 @@ def cli(debug: bool) -> None:
 
 @cli.command()
 def games() -> None:
-    """List the games with a one-line description.
+    """List the games with a one-line description, the strong player and the ladder of stand-ins.
+
+    The ladder is what ``harness tournament GAME --player SPEC --ladder`` plays
+    against; every rung is a player spec usable as --opponent.
 
     \b
     Example:
       harness games
     """
     from harness.games import REGISTRY
+    from players.ladder import ladder
+    from players.strong import strong_spec
     for name in sorted(REGISTRY):
         info = REGISTRY[name]
         options = " ".join(f"[{k}: {'|'.join(v)}]" for k, v in info.options.items())
         click.echo(f"{name:<10} {info.description} {options}".rstrip())
+        click.echo(f"  strong = {strong_spec(name)}; strong:time=2 = {strong_spec(name, live=True)}")
+        rungs = ladder(name)
+        click.echo(f"  ladder ({len(rungs)} rungs): {', '.join(rungs)}")
 
 
 @cli.command()
@@ -474,7 +482,7 @@ def print_table(title: str, columns: list[str], rows: list[list[Any]]) -> None:
     table = Table(title=title)
     cells = [[str(cell) for cell in row] for row in rows]
     for index, column in enumerate(columns):
-        if column == "player":  # long specs fold inside their column; numbers are never cut
+        if column in ("player", "rung"):  # long specs fold inside their column; numbers are never cut
             table.add_column(column, justify="left", overflow="fold")
         elif column in TEXT_COLUMNS:
             table.add_column(column, justify="left")
@@ -603,9 +611,12 @@ def report(study: str, out: str, db_url: str | None) -> None:
 
 # ---- commands: live play, arena, emulator (owner: live) -----------------------------------------
 
+DEFAULT_MOVE_TIME = 2.0  # seconds per move in live play: the Gameboard API has no clock
+
 @cli.command()
 @click.argument("game", required=False)
-@click.option("--player", default="greedy", show_default=True, help="Player spec (or tuned:<name>).")
+@click.option("--player", default="strong", show_default=True,
+              help="Player spec (or tuned:<name>); strong is the game's recommended player (harness games).")
 @click.option("--games", default=1, show_default=True, type=click.IntRange(1), help="Number of live games.")
 @click.option("--seed-start", default=0, show_default=True, type=int, help="Server seed of the first game.")
 @click.option("--base-url", default=None, metavar="URL", help="Server [default: https://gameboard.gg].")
@@ -614,7 +625,7 @@ def report(study: str, out: str, db_url: str | None) -> None:
 @click.option("--level", type=click.Choice(["wise", "easy"]), help="Totality level (sent as ?level= on init).")
 @click.option("--workers", default=1, show_default=True, type=click.IntRange(1), help="Games in parallel (Ray pool).")
 @click.option("--move-time", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
-              help="Per-move time budget for players that take one.")
+              help="Per-move time budget for players that take one [default: 2].")
 @click.option("--address", default=None, help="Ray cluster to join (default: a local one).")
 @click.option("--resume", "resume_id", type=int, metavar="GAME_ID", help="Continue an interrupted live game.")
 @db_option
@@ -628,10 +639,13 @@ def live(game: str | None, player: str, games: int, seed_start: int, base_url: s
     --resume can continue it).
 
     GAME is ravenward or totality (totality:easy). Be fair to the server: the
-    default rate is one request every two seconds.
+    default rate is one request every two seconds. The server has no clock, so
+    the default player is the game's strong one thinking 2 s per move.
 
     \b
     Examples:
+      harness live ravenward --games 3                 # strong, 2 s per move
+      harness live ravenward --move-time 5 --games 1
       harness live ravenward --player alphabeta:depth=4 --games 3
       harness live totality --level easy --player tuned:totality-v1 --games 10 --workers 2
       harness live --resume 12
@@ -640,6 +654,7 @@ def live(game: str | None, player: str, games: int, seed_start: int, base_url: s
     from harness.db import open_database
     from harness.live.gameboard import DEFAULT_BASE_URL
     from harness.live.runner import LiveRunConfig, print_summary, progress_display, resume_live, run_live
+    move_time = DEFAULT_MOVE_TIME if move_time is None else move_time
     with open_database(db_url) as database, progress_display() as progress:
         if resume_id is not None:
             summary = resume_live(database, resume_id, base_url=base_url, rate=rate, move_time=move_time,
@@ -759,10 +774,10 @@ def emulate(host: str, port: int, opponent: str, beat_ms: int, key_file: str, ma
 @click.option("--opponent", default=None, metavar="SPEC", help="Gauntlet: every player against this one.")
 @click.option("--round-robin", is_flag=True, help="Every pair of players, both seats, the same seeds.")
 @click.option("--ladder", is_flag=True,
-              help="A gauntlet against every reference opponent of the game (G-Bot stand-ins; "
-                   "Fairy-Stockfish rungs for xiangqi), one run per rung.")
+              help="Gauntlet against every rung of the game's ladder of G-Bot stand-ins (harness games).")
 @click.option("--games", type=int, default=None, metavar="N",
-              help="Games per player (gauntlet) or per pair (round-robin, even); the cap with --sprt.")
+              help="Games per player (gauntlet), per player and rung (ladder) or per pair (round-robin, "
+                   "even); the cap with --sprt.")
 @click.option("--seeds", "seed_start", type=int, default=0, show_default=True, metavar="START",
               help="First seed; seeds START, START+1, ... are played.")
 @click.option("--opening-plies", type=click.IntRange(0), default=0, show_default=True,
@@ -787,7 +802,9 @@ def tournament(ctx: click.Context, game: str | None, players: tuple[str, ...], o
                as_json: bool, quiet: bool, db_url: str | None, allow_engines: bool) -> int:
     """Play a gauntlet or a round-robin on Ray, record every match, print the run's leaderboard.
 
-    A round-robin also prints the players' Bradley-Terry Elo over the run.
+    A round-robin also prints the players' Bradley-Terry Elo over the run; a
+    ladder gauntlet a table per player of every rung, its worst rung and the
+    mean over the rungs.
 
     Ctrl-C stops cleanly; --resume RUN finishes the run without replaying a
     recorded match. With --sprt, two players are compared in seat-swapped
@@ -798,6 +815,7 @@ def tournament(ctx: click.Context, game: str | None, players: tuple[str, ...], o
       harness tournament totality --player greedy --player alphabeta:depth=3 --opponent gbot --games 50
       harness tournament ravenward --player greedy --player random --round-robin --games 20 --workers 2
       harness tournament ravenward --player alphabeta:depth=3 --opponent greedy --games 400 --sprt 0,50
+      harness tournament ravenward --player strong --ladder --games 20
       harness tournament --resume 12
       harness tournament totality --player greedy --opponent gbot --games 1000 --address auto
       harness tournament totality --player greedy --opponent random --games 20 --json --quiet
@@ -808,23 +826,8 @@ def tournament(ctx: click.Context, game: str | None, players: tuple[str, ...], o
 
     from rich.console import Console
 
-    from harness.tournament import run_ladder, run_tournament
-    if ladder:
-        if opponent or round_robin or sprt or resume:
-            raise click.UsageError("--ladder chooses the opponents: give it without --opponent, --round-robin, "
-                                   "--sprt and --resume")
-        if game is None or games is None:
-            raise click.UsageError("--ladder needs GAME and --games N")
-        reports = run_ladder(game, players, games=games, seed_start=seed_start, opening_plies=opening_plies,
-                             workers=workers, address=address, db_url=db_url, run_name=run_name,
-                             allow_engines=allow_engines, console=Console(stderr=True))
-        for report in reports:
-            ctx.invoke(leaderboard, game=report.config.game, opponent=report.config.opponent,
-                       run=str(report.run_id), by="mean", as_json=False, as_csv=False, db_url=db_url)
-            for line in report.summary():
-                click.echo(line)
-        return 130 if reports and reports[-1].interrupted else 0
-    report = run_tournament(game, players, opponent, round_robin=round_robin, games=games,
+    from harness.tournament import run_tournament
+    report = run_tournament(game, players, opponent, round_robin=round_robin, ladder=ladder, games=games,
                             seed_start=seed_start, opening_plies=opening_plies, sprt=sprt, workers=workers,
                             address=address, db_url=db_url, run_name=run_name, resume=resume,
                             allow_engines=allow_engines, console=None if quiet else Console(stderr=True))
@@ -836,6 +839,13 @@ def tournament(ctx: click.Context, game: str | None, players: tuple[str, ...], o
     if report.config.mode == "round-robin" and report.recorded:  # both seats: Elo says more
         ctx.invoke(ratings, game=report.config.game, run=str(report.run_id), anchor=None, as_json=False,
                    db_url=db_url)
+    for standing in report.ladder:
+        worst = standing.worst.rung
+        print_table(f"{standing.player} against the ladder", ["rung", "games", "W", "D", "L", "mean", "worst"],
+                    [[rung.rung, rung.games, rung.wins, rung.draws, rung.losses, f"{rung.mean:.1f}",
+                      "<- worst" if rung.rung == worst else ""] for rung in standing.rungs]
+                    + [["mean over the rungs", sum(r.games for r in standing.rungs), "", "", "",
+                        f"{standing.mean:.1f}", ""]])
     for line in report.summary():
         click.echo(line)
     return 130 if report.interrupted else 0

@@ -8,6 +8,9 @@ and plays only the matches whose keys the run does not hold yet.
 * Gauntlet: each player in the user's seat against one opponent, ``games``
   seeds each (``seed_start`` onwards), seed-major so an interrupted run is
   balanced across players.
+* Ladder (``--ladder``): a gauntlet against every rung of the game's ladder
+  of reference opponents (``players.ladder``), ``games`` seeds per rung;
+  the report gives each player's worst rung beside its mean over the rungs.
 * Round-robin: every pair of players in both seats. Games are counted per
   pair: ``games`` must be even and gives games/2 seeds; for each seed A plays
   in the user's seat against B and B against A, the same seed both times (as
@@ -47,9 +50,11 @@ from harness.match import MatchResult, MatchSpec, match_key
 from harness.sprt import Pentanomial, SprtConfig, SprtStatus, elo_estimate, pair_points
 from players import guard_engine, load as load_player
 
-__all__ = ["TournamentConfig", "TournamentReport", "plan", "play", "run_ladder", "run_tournament"]
+__all__ = ["LadderStanding", "RungResult", "TournamentConfig", "TournamentReport", "ladder_standings", "plan",
+           "play", "run_tournament"]
 
 GAUNTLET = "gauntlet"
+LADDER = "ladder"
 ROUND_ROBIN = "round-robin"
 CONFIG_VERSION = 1
 REPORT_FORMAT = "harness.tournament/1"
@@ -67,23 +72,33 @@ class TournamentConfig:
     opening_plies: int = 0
     sprt: SprtConfig | None = None
     aliases: dict[str, str] = field(default_factory=dict)  # canonical spec -> the name it was given as
+    ladder: tuple[str, ...] = ()   # the rungs of a ladder gauntlet, weakest first
 
     @property
     def mode(self) -> str:
-        """``gauntlet`` (an opponent is set) or ``round-robin``."""
+        """``gauntlet`` (an opponent is set), ``ladder`` (rungs are set) or ``round-robin``."""
+        if self.ladder:
+            return LADDER
         return GAUNTLET if self.opponent is not None else ROUND_ROBIN
+
+    def opponents(self) -> tuple[str, ...]:
+        """The opponents every player meets: the rungs, the one opponent, or none (round-robin)."""
+        if self.ladder:
+            return self.ladder
+        return (self.opponent,) if self.opponent is not None else ()
 
     def seeds(self) -> range:
         """The seeds played: ``games`` of them per gauntlet player, ``games/2`` per round-robin pair."""
-        count = self.games if self.mode == GAUNTLET else self.games // 2
+        count = self.games // 2 if self.mode == ROUND_ROBIN else self.games
         return range(self.seed_start, self.seed_start + count)
 
     def schedule(self) -> list[MatchSpec]:
         """Every match of the plan, in the order it should be played."""
         specs: list[MatchSpec] = []
         for seed in self.seeds():
-            if self.opponent is not None:
-                specs += [self._spec(player, self.opponent, seed) for player in self.players]
+            if self.mode != ROUND_ROBIN:
+                specs += [self._spec(player, opponent, seed) for opponent in self.opponents()
+                          for player in self.players]
             else:
                 for first, second in itertools.combinations(self.players, 2):
                     specs += [self._spec(first, second, seed), self._spec(second, first, seed)]
@@ -97,7 +112,8 @@ class TournamentConfig:
         return {"version": CONFIG_VERSION, "mode": self.mode, "game": self.game,
                 "players": list(self.players), "opponent": self.opponent, "games": self.games,
                 "seed_start": self.seed_start, "opening_plies": self.opening_plies,
-                "sprt": None if self.sprt is None else self.sprt.to_dict(), "aliases": self.aliases}
+                "sprt": None if self.sprt is None else self.sprt.to_dict(), "aliases": self.aliases,
+                "ladder": list(self.ladder)}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TournamentConfig:
@@ -113,14 +129,15 @@ class TournamentConfig:
             return cls(game=data["game"], players=tuple(data["players"]), opponent=data["opponent"],
                        games=int(data["games"]), seed_start=int(data["seed_start"]),
                        opening_plies=int(data["opening_plies"]),
-                       sprt=None if sprt is None else SprtConfig(**sprt), aliases=dict(data["aliases"]))
+                       sprt=None if sprt is None else SprtConfig(**sprt), aliases=dict(data["aliases"]),
+                       ladder=tuple(data.get("ladder", ())))
         except (KeyError, TypeError, ValueError) as error:
             raise InvalidInput(f"the run's config is not a tournament plan this version can resume "
                                f"({error})") from None
 
 
 def plan(game: str, players: Iterable[str], opponent: str | None = None, *, round_robin: bool = False,
-         games: int, seed_start: int = 0, opening_plies: int = 0, sprt: str | SprtConfig | None = None,
+         ladder: bool = False, games: int, seed_start: int = 0, opening_plies: int = 0, sprt: str | SprtConfig | None = None,
          resolve: Callable[[str], str] = lambda spec: spec) -> TournamentConfig:
     """Check a tournament's settings and canonicalize every spec.
 
@@ -129,7 +146,8 @@ def plan(game: str, players: Iterable[str], opponent: str | None = None, *, roun
         players: player specs (``tuned:<name>`` is resolved by ``resolve``).
         opponent: the gauntlet opponent; None with ``round_robin``.
         round_robin: every pair of players in both seats.
-        games: games per player (gauntlet) or per pair (round-robin, even);
+        ladder: a gauntlet against every rung of the game's ladder (``players.ladder``).
+        games: games per player (gauntlet) or per player and rung (ladder) or per pair (round-robin, even);
             with ``sprt`` the most games to play.
         seed_start: the first seed.
         opening_plies: random opening plies per match (seeded).
@@ -155,20 +173,27 @@ def plan(game: str, players: Iterable[str], opponent: str | None = None, *, roun
         raise InvalidInput("give at least one --player SPEC")
     specs = tuple(dict.fromkeys(canonical(spec) for spec in given))
     opponent_spec = canonical(opponent) if opponent is not None else None
-    if opponent_spec is not None and round_robin:
-        raise InvalidInput("choose one of --opponent SPEC (a gauntlet) and --round-robin")
-    if opponent_spec is None and not round_robin:
-        raise InvalidInput("give --opponent SPEC for a gauntlet or --round-robin between the players")
+    if sum((opponent_spec is not None, round_robin, ladder)) > 1:
+        raise InvalidInput("choose one of --opponent SPEC (a gauntlet), --ladder and --round-robin")
+    if opponent_spec is None and not round_robin and not ladder:
+        raise InvalidInput("give --opponent SPEC for a gauntlet, --ladder for the game's ladder of "
+                           "reference opponents, or --round-robin between the players")
     if games < 1:
         raise InvalidInput(f"--games must be at least 1, got {games}")
     sprt_config = SprtConfig.parse(sprt) if isinstance(sprt, str) else sprt
+    rungs: tuple[str, ...] = ()
+    if ladder:
+        if sprt_config is not None:
+            raise InvalidInput("--sprt compares two players; it does not combine with --ladder")
+        from players.ladder import ladder as ladder_of
+        rungs = tuple(ladder_of(rules.spec))
     if sprt_config is not None:
         pair = specs + ((opponent_spec,) if opponent_spec is not None else ())
         if len(pair) != 2 or len(set(pair)) != 2:
             raise InvalidInput("--sprt compares two players: give --player A --opponent B, or two "
                                "--player with --round-robin")
         specs, opponent_spec = pair, None  # always seat-swapped pairs
-    if opponent_spec is None:
+    if opponent_spec is None and not rungs:
         if len(specs) < 2:
             raise InvalidInput("a round-robin needs at least two different players")
         if games % 2:
@@ -177,7 +202,73 @@ def plan(game: str, players: Iterable[str], opponent: str | None = None, *, roun
     if opening_plies < 0:
         raise InvalidInput(f"--opening-plies must not be negative, got {opening_plies}")
     return TournamentConfig(rules.spec, specs, opponent_spec, games, seed_start, opening_plies,
-                            sprt_config, aliases)
+                            sprt_config, aliases, rungs)
+
+
+@dataclass(frozen=True)
+class RungResult:
+    """One player's results against one rung of a ladder."""
+
+    rung: str
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    mean: float
+
+
+@dataclass(frozen=True)
+class LadderStanding:
+    """One player across a ladder: every rung, the worst of them and the mean over them.
+
+    The worst rung is the one with the lowest mean score (fewest wins break
+    ties), since a target such as "90 wins against every rung" is only as
+    good as the rung where it is hardest.
+    """
+
+    player: str
+    rungs: tuple[RungResult, ...]
+
+    @property
+    def worst(self) -> RungResult:
+        """The rung with the lowest mean score."""
+        return min(self.rungs, key=lambda r: (r.mean, r.wins))
+
+    @property
+    def mean(self) -> float:
+        """The mean of the rungs' mean scores (each rung weighs the same)."""
+        return sum(r.mean for r in self.rungs) / len(self.rungs)
+
+    @property
+    def fewest_wins(self) -> int:
+        """The smallest number of wins against any rung."""
+        return min(r.wins for r in self.rungs)
+
+    def describe(self) -> str:
+        """One line: the mean over the rungs and the worst rung."""
+        worst = self.worst
+        return (f"{self.player}: mean {self.mean:.1f} over {len(self.rungs)} rungs; worst rung {worst.rung}: "
+                f"mean {worst.mean:.1f}, W/D/L {worst.wins}/{worst.draws}/{worst.losses}; "
+                f"fewest wins {self.fewest_wins}")
+
+
+def ladder_standings(config: TournamentConfig, results: Iterable[MatchResult]) -> tuple[LadderStanding, ...]:
+    """Each player's results per rung of ``config``'s ladder, rungs in ladder order (none played: left out)."""
+    table: dict[tuple[str, str], list[MatchResult]] = {}
+    for result in results:
+        table.setdefault((result.player, result.opponent), []).append(result)
+    standings = []
+    for player in config.players:
+        rungs = []
+        for rung in config.ladder:
+            played = table.get((player, rung), [])
+            if played:
+                count = {key: sum(1 for r in played if r.outcome == key) for key in ("win", "draw", "loss")}
+                rungs.append(RungResult(rung, len(played), count["win"], count["draw"], count["loss"],
+                                        sum(r.score for r in played) / len(played)))
+        if rungs:
+            standings.append(LadderStanding(player, tuple(rungs)))
+    return tuple(standings)
 
 
 @dataclass(frozen=True)
@@ -194,6 +285,7 @@ class TournamentReport:
     seconds: float
     sprt: SprtStatus | None = None
     workers_replaced: int = 0
+    ladder: tuple[LadderStanding, ...] = ()
 
     @property
     def interrupted(self) -> bool:
@@ -235,6 +327,7 @@ class TournamentReport:
             if self.sprt.counts.pairs:
                 first, second = self.config.players
                 lines.append(f"{first} vs {second}: {elo_estimate(self.sprt.counts).describe()}")
+        lines += [standing.describe() for standing in self.ladder]
         if self.interrupted:
             lines.append(f"interrupted; resume with: harness tournament --resume {self.run_id}")
         return lines
@@ -354,7 +447,8 @@ def play(database: Database, run_id: int, config: TournamentConfig, pool: Any, *
         recorded=now_recorded, played=now_recorded - len(recorded), duplicates=duplicates,
         seconds=time.perf_counter() - started,
         sprt=tracker.status() if tracker is not None else None,
-        workers_replaced=pool.stats.replaced - replaced_before)
+        workers_replaced=pool.stats.replaced - replaced_before,
+        ladder=ladder_standings(config, database.matches(run_id=run_id)) if config.mode == LADDER else ())
 
 
 @contextmanager
@@ -377,7 +471,7 @@ def _lookup(db_url: str | None, allow_engines: bool = False) -> Iterator[Callabl
 
 
 def run_tournament(game: str | None, players: Iterable[str] = (), opponent: str | None = None, *,
-                   round_robin: bool = False, games: int | None = None, seed_start: int = 0,
+                   round_robin: bool = False, ladder: bool = False, games: int | None = None, seed_start: int = 0,
                    opening_plies: int = 0, sprt: str | None = None, workers: int | None = None,
                    address: str | None = None, db_url: str | None = None, run_name: str | None = None,
                    resume: str | None = None, allow_engines: bool = False,
@@ -386,7 +480,7 @@ def run_tournament(game: str | None, players: Iterable[str] = (), opponent: str 
 
     Args:
         game: a game spec (with ``resume``, optional and checked against the run).
-        players, opponent, round_robin, games, seed_start, opening_plies, sprt:
+        players, opponent, round_robin, ladder, games, seed_start, opening_plies, sprt:
             as for ``plan``; ignored with ``resume`` except that they must not
             be given.
         workers: worker actors (None: every CPU).
@@ -403,7 +497,7 @@ def run_tournament(game: str | None, players: Iterable[str] = (), opponent: str 
         ClusterError, DatabaseError: the pool or the database failed.
     """
     if resume is not None:
-        given = list(players) or opponent or round_robin or games is not None or sprt
+        given = list(players) or opponent or round_robin or ladder or games is not None or sprt
         if given or run_name:
             raise InvalidInput("--resume takes the plan from the run; give only GAME, --workers, "
                                "--address and --db with it")
@@ -414,7 +508,7 @@ def run_tournament(game: str | None, players: Iterable[str] = (), opponent: str 
                 raise InvalidInput(f"no tournament run {resume!r} in {database.masked_url} "
                                    "(harness runs --kind tournament lists them)")
             config = TournamentConfig.from_dict(run.config)
-            for spec in config.players + ((config.opponent,) if config.opponent else ()):
+            for spec in config.players + config.opponents():
                 guard_engine(spec, f"run {run.id}'s player", allow_engines)
             if game is not None and load_game(game).spec != config.game:
                 raise InvalidInput(f"run {run.id} plays {config.game}, not {game}")
@@ -426,7 +520,7 @@ def run_tournament(game: str | None, players: Iterable[str] = (), opponent: str 
     if games is None:
         raise InvalidInput("give --games N")
     with _lookup(db_url, allow_engines) as resolve:  # tuned:<name> needs the database; nothing else does
-        config = plan(game, players, opponent, round_robin=round_robin, games=games,
+        config = plan(game, players, opponent, round_robin=round_robin, ladder=ladder, games=games,
                       seed_start=seed_start, opening_plies=opening_plies, sprt=sprt, resolve=resolve)
     with open_database(db_url) as database:  # only now, with the input checked: bad input creates nothing
         database.check_writable()  # a read-only database fails here, before Ray starts
@@ -435,31 +529,3 @@ def run_tournament(game: str | None, players: Iterable[str] = (), opponent: str 
             run_id = database.start_run("tournament", config.game, config.to_dict(), name=run_name)
             return play(database, run_id, config, pool, console=console)
 
-
-def run_ladder(game: str, players: Iterable[str], *, games: int, seed_start: int = 0, opening_plies: int = 0,
-               workers: int | None = None, address: str | None = None, db_url: str | None = None,
-               run_name: str | None = None, allow_engines: bool = False,
-               console: Console | None = None) -> list[TournamentReport]:
-    """A gauntlet of the players against every rung of the game's ladder (``players.ladder``), weakest first.
-
-    Each rung is a run of its own (named ``<run_name>/rung-<n>`` when a name
-    is given), so an interrupted rung resumes with ``--resume`` like any
-    gauntlet; the rungs share one pool. It stops at the first interrupted rung.
-
-    Raises:
-        InvalidInput, ClusterError, DatabaseError: as ``run_tournament``.
-    """
-    from players.ladder import ladder
-    reports: list[TournamentReport] = []
-    with open_database(db_url) as database, open_pool(workers=workers, address=address) as pool:
-        database.check_writable()
-        configs = [plan(game, players, rung, games=games, seed_start=seed_start, opening_plies=opening_plies,
-                        resolve=lambda spec: database.resolve_spec(spec, allow_engines=allow_engines))
-                   for rung in ladder(game)]  # every rung checked before the first is played
-        for number, config in enumerate(configs, 1):
-            name = f"{run_name}/rung-{number}" if run_name else None
-            run_id = database.start_run("tournament", config.game, config.to_dict(), name=name)
-            reports.append(play(database, run_id, config, pool, console=console))
-            if reports[-1].interrupted:
-                break
-    return reports

@@ -24,6 +24,7 @@ KINDS: dict[str, tuple[str, str, str | None]] = {
     "alphabeta": ("players.alphabeta", "AlphaBetaPlayer", "depth"),
     "mcts": ("players.mcts", "MCTSPlayer", "iterations"),
     "gbot": ("players.gbot", "GBotPlayer", "level"),
+    "strong": ("players.strong", "StrongPlayer", None),
     "external": ("players.external", "ExternalPlayer", "command"),
     "uci": ("players.uci", "UCIPlayer", "command"),
 }
@@ -92,8 +93,9 @@ def check_weights(player: Player, game: str) -> None:
 
     Raises:
         UnknownGame: ``game`` is not a registered game spec (the message lists them).
-        SpecError: a game the kind does not play, or a weight that is not one of
-            the game's features (the messages list the valid ones).
+        SpecError: a game the kind does not play, a weight that is not one of
+            the game's features, or a setting the game lacks (a stand-in's level or
+            eval); the messages list the valid ones.
     """
     from harness.games import parse_spec
     from players.features import weight_vector
@@ -102,3 +104,7 @@ def check_weights(player: Player, game: str) -> None:
         raise SpecError(f"player {player.kind!r} plays {', '.join(player.GAMES)}, not {name}")
     if player.weights:
         weight_vector(name, player.weights)
+    check_game = getattr(player, "check_game", None)
+    if check_game is not None:
+        from harness.games import load as load_game
+        check_game(load_game(game))

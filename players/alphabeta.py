@@ -29,6 +29,9 @@ class AlphaBetaPlayer(Player):
         "endgame": Param(int, None, "solve exactly once at most this many cells are empty "
                                     "(games with an endgame solver: Totality; default: the game's)",
                          minimum=0),
+        "techniques": Param(str, "all", "search techniques to use, joined by +, or all or none "
+                                        "(games that have them: Ravenward's pvs, lmr, quiescence, aspiration, "
+                                        "keep_pv); for measuring what each gains"),
     }
 
     def choose(self, rules: Rules, state: State, limits: Limits | None = None) -> Action:
@@ -44,6 +47,27 @@ class AlphaBetaPlayer(Player):
             if "endgame" not in inspect.signature(search).parameters:
                 raise SpecError(f"alphabeta: {rules.name} has no endgame solver (endgame=...)")
             extra["endgame"] = self.params["endgame"]
+        if self.params["techniques"] != "all":
+            table = getattr(searches.module(rules.name), "TECHNIQUES", None)
+            if table is None:
+                raise SpecError(f"alphabeta: {rules.name} has no choice of techniques (techniques=...)")
+            extra["techniques"] = technique_bits(table, self.params["techniques"])
         return search(rules, state, weight_vector(rules.name, self.weights),
                       depth=bounds.depth, nodes=bounds.nodes, deadline=deadline,
                       seed=self.rng.randrange(2**31), **extra)
+
+
+def technique_bits(table: dict[str, int], text: str) -> int:
+    """The bits of ``techniques=pvs+lmr`` (or ``none``) in a search's ``TECHNIQUES`` table.
+
+    Raises:
+        SpecError: a name the table does not have (the message lists them).
+    """
+    bits = 0
+    for name in filter(None, text.split("+")):
+        if name == "none":
+            continue
+        if name not in table:
+            raise SpecError(f"alphabeta: no search technique {name!r}; valid: all, none, {', '.join(table)}")
+        bits |= table[name]
+    return bits

@@ -1,19 +1,27 @@
 """The ladder of reference opponents per game: the G-Bot stand-ins, and for Chinese chess Fairy-Stockfish.
 
-A rung is a player spec. Chinese chess gets a reference nobody here wrote:
-Fairy-Stockfish (Debian package ``fairy-stockfish``) at fixed node counts,
-with one thread so every rung is deterministic. The rungs are listed from
-the weakest to the strongest as measured in ``docs/players.md``.
+A rung is a player spec. Nobody knows how the live G-Bot searches or
+evaluates, so a player is measured against a ladder of plausible ones rather
+than one guess: the game's stand-in levels (``gbot``, ``gbot:wise`` ...),
+then the stand-in at every depth of ``DEPTHS`` with every evaluation of the
+game's ``GBOT_EVALS`` (``gbot:depth=6,eval=material``), leaving out a rung
+that would play exactly like a level already listed. Chinese chess also gets
+a reference nobody here wrote: Fairy-Stockfish (Debian package
+``fairy-stockfish``) at fixed node counts, with one thread so every rung is
+deterministic. Within each part the rungs go from the shallowest to the
+deepest search.
 """
 
 from __future__ import annotations
 
-from harness.games import parse_spec
+from harness.games import Rules, load as load_game, parse_spec
 from players import load
 from players import search as searches
+from players.features import weight_vector
 
 FAIRY_STOCKFISH = "fairy-stockfish"
 FAIRY_NODES = (1_000, 10_000, 100_000)
+DEPTHS = (3, 4, 5, 6)
 
 
 def fairy_stockfish(nodes: int, command: str = FAIRY_STOCKFISH) -> str:
@@ -21,16 +29,37 @@ def fairy_stockfish(nodes: int, command: str = FAIRY_STOCKFISH) -> str:
     return load({"kind": "uci", "command": command, "nodes": nodes, "option.Threads": 1}).spec
 
 
-def ladder(game: str) -> list[str]:
-    """The reference opponents of ``game`` (a game name or spec), weakest first.
+def ladder(game: str, fairy: bool = True) -> list[str]:
+    """The reference opponents of ``game`` (a game name or spec), the stand-in levels first.
+
+    Args:
+        game: a game name or spec (Totality's level picks the level's rungs).
+        fairy: include the Fairy-Stockfish rungs (Chinese chess).
 
     Raises:
         UnknownGame: not a registered game.
     """
     name, _ = parse_spec(game)
-    levels = searches.module(name).GBOT
+    rules = load_game(game)
+    module = searches.module(name)
+    levels = module.GBOT
     rungs = [load("gbot" if level == "default" else f"gbot:{level}").spec
              for level in sorted(levels, key=lambda level: levels[level]["depth"])]
-    if name == "xiangqi":
+    seen = [_settings(rung, rules) for rung in rungs]
+    for depth in DEPTHS:
+        for evaluation in module.GBOT_EVALS:
+            rung = load(f"gbot:depth={depth},eval={evaluation}").spec
+            settings = _settings(rung, rules)
+            if settings not in seen:
+                rungs.append(rung)
+                seen.append(settings)
+    if name == "xiangqi" and fairy:
         rungs += [fairy_stockfish(nodes) for nodes in FAIRY_NODES]
     return rungs
+
+
+def _settings(spec: str, rules: Rules) -> tuple:
+    """What a stand-in plays with in ``rules`` (depth, full weight vector, extras), comparable."""
+    settings = dict(load(spec).settings(rules))
+    weights = tuple(weight_vector(rules.name, settings.pop("weights", None)))
+    return weights, tuple(sorted(settings.items()))

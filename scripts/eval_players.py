@@ -2,7 +2,8 @@
 """Strength of the players per game over seeded matches, printed as a rich table.
 
 Usage: scripts/eval_players.py [--matches N] [--workers W] [--json | --markdown]
-                               [--fairy [--fairy-nodes N,N] [--alphabeta-nodes N] [--no-gbot]] [GAME ...]
+                               [--fairy [--fairy-nodes N,N] [--alphabeta-nodes N] [--no-gbot]]
+                               [--ladder [--player SPEC] [--no-fairy]] [GAME ...]
 
 Rows per game (default: every game with a compiled search; Totality at both
 levels, Chinese chess in both seats):
@@ -20,6 +21,12 @@ alpha-beta against Fairy-Stockfish at the same node count per move
 thread, so both are deterministic; ``--alphabeta-nodes`` gives alpha-beta
 another count, for node odds), and the G-Bot stand-in against the weakest of
 those Fairy-Stockfish rungs (``players.ladder``; ``--no-gbot`` leaves it out).
+
+With ``--ladder`` the rows are instead ``--player`` (default ``strong``)
+against every rung of each game's ladder (``players.ladder``; Chinese chess
+in both seats, with its Fairy-Stockfish rungs unless ``--no-fairy``), and
+per game seat a last row gives the worst rung (lowest mean, fewest wins
+breaking ties) beside the mean over the rungs and the fewest wins.
 
 Each row plays ``--matches`` seeded matches (seeds 0..N-1, two random opening
 plies for variety) and shows the mean documented score with its 95% interval
@@ -49,7 +56,7 @@ from harness.testing import random_positions
 import players
 from players import search as searches
 from players.features import weight_vector
-from players.ladder import fairy_stockfish
+from players.ladder import fairy_stockfish, ladder
 
 SEATS = {"ravenward": ["ravenward"], "totality": ["totality", "totality:easy"],
          "xiangqi": ["xiangqi", "xiangqi:black"]}
@@ -100,6 +107,39 @@ def fairy_rows(game: str, nodes: list[int], alphabeta_nodes: int | None = None, 
             for count in nodes]
     return rows + ([Row(f"gbot vs Fairy-Stockfish nodes={min(nodes):,}", game, "gbot",
                         fairy_stockfish(min(nodes)))] if gbot else [])
+
+
+def ladder_rows(game: str, player: str, fairy: bool) -> list[Row]:
+    """``player`` against every rung of the game's ladder."""
+    return [Row(f"{player} vs {rung}", game, players.load(player).spec, rung)
+            for rung in ladder(game, fairy=fairy)]
+
+
+def ladder_totals(summaries: list[dict]) -> list[dict]:
+    """Per game seat and player: the worst rung, the mean over the rungs and the fewest wins."""
+    groups: dict[tuple[str, str], list[dict]] = {}
+    for row in summaries:
+        groups.setdefault((row["game"], row["player"]), []).append(row)
+    totals = []
+    for (game, player), rows in groups.items():
+        worst = min(rows, key=lambda r: (r["mean"], r["win"]))
+        totals.append({"game": game, "player": player, "rungs": len(rows), "worst_rung": worst["opponent"],
+                       "worst_mean": worst["mean"], "worst_wdl": [worst["win"], worst["draw"], worst["loss"]],
+                       "mean_over_rungs": sum(r["mean"] for r in rows) / len(rows),
+                       "fewest_wins": min(r["win"] for r in rows), "fewest_wins_rung":
+                       min(rows, key=lambda r: r["win"])["opponent"],
+                       "losses": sum(r["loss"] for r in rows)})
+    return totals
+
+
+def ladder_markdown(totals: list[dict], matches: int) -> str:
+    """The worst rung beside the mean over the rungs, per game seat, in Markdown."""
+    lines = [f"| game | player | rungs | worst rung (mean, W/D/L of {matches}) | mean over the rungs "
+             "| fewest wins (rung) | losses in all |", "|---|---|---|---|---|---|---|"]
+    lines += [f"| {t['game']} | `{t['player']}` | {t['rungs']} | `{t['worst_rung']}` ({t['worst_mean']:.1f}, "
+              f"{'/'.join(map(str, t['worst_wdl']))}) | {t['mean_over_rungs']:.1f} | {t['fewest_wins']} "
+              f"(`{t['fewest_wins_rung']}`) | {t['losses']} |" for t in totals]
+    return "\n".join(lines)
 
 
 def summarise(results: list[MatchResult]) -> dict:
@@ -217,8 +257,23 @@ def main() -> int:
     parser.add_argument("--alphabeta-nodes", type=int, default=None, metavar="N",
                         help="alpha-beta's node count for --fairy (default: Fairy-Stockfish's)")
     parser.add_argument("--no-gbot", action="store_true", help="leave out the gbot row of --fairy")
+    parser.add_argument("--ladder", action="store_true",
+                        help="--player against every rung of each game's ladder, worst rung beside the mean")
+    parser.add_argument("--player", default="strong", metavar="SPEC", help="the player measured by --ladder")
+    parser.add_argument("--no-fairy", action="store_true", help="--ladder without the Fairy-Stockfish rungs")
     args = parser.parse_args()
     games = args.games or [seat for name in searches.available() for seat in SEATS[name]]
+    if args.ladder:
+        rows = [row for game in games for row in ladder_rows(game, args.player, not args.no_fairy)]
+        summaries = evaluate(rows, args.matches, args.workers)
+        totals = ladder_totals(summaries)
+        if args.json:
+            print(json.dumps({"matches": args.matches, "rows": summaries, "ladder": totals}))
+        else:
+            print(markdown(summaries, [], args.budget, opponent_time=True))
+            print()
+            print(ladder_markdown(totals, args.matches))
+        return 0
     if args.fairy:
         nodes = [int(count) for count in args.fairy_nodes.split(",")]
         rows = [row for game in games if load_game(game).name == "xiangqi"

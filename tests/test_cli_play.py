@@ -27,8 +27,11 @@ def test_games_lists_every_game_with_its_options(capsys):
     code, out, err = run(capsys, "games")
     assert code == 0 and err == ""
     lines = out.splitlines()
-    assert [line.split()[0] for line in lines] == game_names()
+    assert [line.split()[0] for line in lines if not line.startswith(" ")] == game_names()
     assert "[level: wise|easy]" in out and "[seat: red|black]" in out
+    # under each game: its strong player and its ladder of stand-ins
+    assert out.count("  strong = alphabeta:") == out.count("  ladder (") == len(game_names())
+    assert "gbot:depth=6,eval=material" in out and "uci:command=fairy-stockfish,nodes=1000," in out
 
 
 def test_version_prints_the_package_version(capsys):
@@ -78,7 +81,7 @@ def test_a_failing_player_is_reported_on_stderr_and_recorded_as_a_loss(capsys):
     (["play", "chess"], "unknown game 'chess'; valid games: ravenward, totality, xiangqi"),
     (["play", "totality:hard"], "valid values: wise, easy"),
     (["play", "totality", "--player", "alphabeat"], "unknown player kind 'alphabeat'; valid kinds"),
-    (["play", "totality", "--player", "alphabeta:dpeth=3"], "valid parameters: depth, endgame, nodes, time"),
+    (["play", "totality", "--player", "alphabeta:dpeth=3"], "valid parameters: depth, endgame, nodes, techniques, time"),
     (["play", "totality", "--opponent", "alphabeta:w.nope=1"], "valid features: "),
     (["play", "totality", "--seed", "many"], "'many' is not a valid integer"),
     (["play", "totality", "--opening-plies", "-1"], "-1 is not in the range x>=0"),

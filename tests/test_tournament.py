@@ -131,8 +131,34 @@ def test_sprt_stops_when_the_test_decides(database, pool):
     assert again.played == 0 and again.sprt.decision == "H1"
 
 
+def test_a_ladder_gauntlet_plays_every_rung_and_reports_the_worst_beside_the_mean(database, pool):
+    config = TournamentConfig(GAME, ("greedy",), None, 2, seed_start=5, ladder=("random", "gbot:level=easy"))
+    assert config.mode == "ladder" and TournamentConfig.from_dict(config.to_dict()) == config
+    run_id = start(database, config)
+    report = play(database, run_id, config, pool)
+    assert report.recorded == report.planned == 4
+    assert_recorded_exactly(database, run_id, config)
+    (standing,) = report.ladder
+    assert [rung.rung for rung in standing.rungs] == list(config.ladder)
+    scores = {rung: [m.score for m in database.matches(run_id=run_id) if m.opponent == rung]
+              for rung in config.ladder}
+    means = {rung: sum(values) / len(values) for rung, values in scores.items()}
+    assert standing.worst.rung == min(means, key=means.get)
+    assert standing.mean == pytest.approx(sum(means.values()) / 2)
+    assert standing.worst.games == 2 and sum(r.games for r in standing.rungs) == 4
+    assert any("worst rung" in line for line in report.summary())
+
+
+def test_plan_with_ladder_meets_every_rung_of_the_games_ladder():
+    from players.ladder import ladder
+    config = plan("ravenward", ["alphabeta:depth=1"], ladder=True, games=2)
+    assert config.ladder == tuple(ladder("ravenward")) and config.opponent is None
+    assert len(config.schedule()) == 2 * len(config.ladder)
+    assert {spec.opponent for spec in config.schedule()} == set(config.ladder)
+
+
 def test_plan_rejects_contradictory_or_incomplete_settings():
-    with pytest.raises(InvalidInput, match="--opponent SPEC for a gauntlet or --round-robin"):
+    with pytest.raises(InvalidInput, match="--opponent SPEC for a gauntlet, --ladder"):
         plan(GAME, ["random"], games=2)
     with pytest.raises(InvalidInput, match="choose one"):
         plan(GAME, ["random", "greedy"], "gbot", round_robin=True, games=2)
@@ -142,6 +168,10 @@ def test_plan_rejects_contradictory_or_incomplete_settings():
         plan(GAME, ["random", "greedy"], round_robin=True, games=3)
     with pytest.raises(InvalidInput, match="compares two players"):
         plan(GAME, ["random", "greedy"], "gbot", games=10, sprt="0,10")
+    with pytest.raises(InvalidInput, match="choose one"):
+        plan(GAME, ["random"], "gbot", ladder=True, games=2)
+    with pytest.raises(InvalidInput, match="does not combine with --ladder"):
+        plan(GAME, ["random"], ladder=True, games=2, sprt="0,10")
     with pytest.raises(SpecError):
         plan(GAME, ["nosuchkind"], "gbot", games=2)
     with pytest.raises(InvalidInput):

@@ -4,7 +4,10 @@ The score formula pays for a fast escape (100 + max(0, 50 - 2 * moves)), for
 every surviving defender (10) and every captured raven (5), so the features
 measure how near the King is to a corner and how well the ravens guard them,
 material both ways in the formula's own units, the King's danger, and the
-capture threats that change material next move. The search negates the value
+capture threats that change material next move (``ravens_threatened`` counts
+the ravens that can be pinched next move). The corner-path features follow
+the King's shortest free paths (in moves, through empty squares) to each
+corner and count the ravens that can block them. The search negates the value
 for the ravens (who want the King's score low).
 
 The compiled evaluation lives in ``players.search.ravenward`` and reads the
@@ -47,6 +50,17 @@ FEATURES: dict[str, Feature] = {f.name: f for f in (
             "1 when the King stands on an edge line, where both of its corners are one slide away."),
     Feature("moves_played", -2.0, -5.0, 0.0,
             "Moves the King's side has played: the win bonus max(0, 50 - 2 * moves) shrinks with each."),
+    Feature("king_corner_paths", 4.0, 0.0, 20.0,
+            "Per corner, 4 minus the fewest King moves to it through empty squares (3 for one move, "
+            "2 for two, 1 for three, 0 beyond): how many free roads the King has."),
+    Feature("corner_path_guards", -2.0, -15.0, 0.0,
+            "Per corner within three King moves, the ravens that can land on one of its shortest "
+            "paths next move (its stops, or the empty run beside the corner) and so block it."),
+    Feature("unguarded_corner_paths", 30.0, 0.0, 120.0,
+            "Corners within two King moves whose shortest paths no raven can block next move: an "
+            "escape the ravens can only stop by capturing the King."),
+    Feature("king_shields", 2.0, -10.0, 15.0,
+            "Defenders orthogonally beside the King: a raven cannot close a pinch on that line."),
     Feature("draw_contempt", 0.0, -40.0, 40.0,
             "Added to a drawn end (40 + 3 * taken) relative to the evaluation: > 0 welcomes draws."),
 )}

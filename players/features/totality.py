@@ -50,6 +50,8 @@ FEATURES: dict[str, Feature] = {f.name: f for f in [
             "disc difference, scaled in from 0 at 44 discs on the board to 1 at 64: the lead that pays"),
     Feature("positional", 1.0, 0.0, 3.0,
             "sum of the classic square-value table (corners 100, X -50, C -20, ...), ours minus theirs"),
+    Feature("discs", 0.0, -5.0, 5.0,
+            "disc difference at any stage (the material of a disc-counting bot; greedy play early is weak)"),
 ]}
 
 

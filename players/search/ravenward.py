@@ -39,7 +39,22 @@ from harness.games.ravenward import decode, to_array
 from players.features.ravenward import FEATURES, INDEX
 from players.search import SearchResult
 
-GBOT = {"default": {"depth": 5, "weights": {}}}
+# The stand-in searches five plies at the evaluation the project had when it was made: the
+# features added since (the corner paths, the King's shields) are off, so ``gbot`` keeps its meaning.
+_LATER_FEATURES = ("king_corner_paths", "corner_path_guards", "unguarded_corner_paths", "king_shields")
+# Its search stays the plain full-width alpha-beta of its day too (no techniques: no reductions,
+# no quiescence), the "fixed-depth minimax" that sibling games document.
+GBOT = {"default": {"depth": 5, "techniques": "none", "weights": {name: 0.0 for name in _LATER_FEATURES}}}
+
+# The evaluations a ladder stand-in may use (``gbot:depth=5,eval=material``): material alone (10 a
+# defender, 5 a raven, as the score pays), the project's default weights, and a blockade style that
+# seals corners and hunts the King harder.
+GBOT_EVALS: dict[str, dict[str, float]] = {
+    "material": {name: 0.0 for name in FEATURES} | {"defenders": 10.0, "ravens_taken": 5.0},
+    "default": {},
+    "blockade": {"corner_guards": -8.0, "blocked_corners": -20.0, "king_in_danger": -40.0,
+                 "ravens_adjacent_king": -10.0},
+}
 
 MAX_DEPTH = 64
 TT_BITS = 18
@@ -63,7 +78,11 @@ W_MOBILITY = INDEX["mobility"]
 W_KING_ON_EDGE = INDEX["king_on_edge"]
 W_MOVES_PLAYED = INDEX["moves_played"]
 W_DRAW_CONTEMPT = INDEX["draw_contempt"]
-assert len(FEATURES) == 16
+W_KING_CORNER_PATHS = INDEX["king_corner_paths"]
+W_CORNER_PATH_GUARDS = INDEX["corner_path_guards"]
+W_UNGUARDED_CORNER_PATHS = INDEX["unguarded_corner_paths"]
+W_KING_SHIELDS = INDEX["king_shields"]
+assert len(FEATURES) == 20
 
 NEIGHBOUR = core.NEIGHBOUR
 IS_CORNER = core.IS_CORNER
@@ -117,6 +136,23 @@ def _rays() -> np.ndarray:
 
 
 RAYS = _rays()
+
+
+def _between() -> np.ndarray:
+    """BETWEEN[a, b]: the cells strictly between two cells of one row or column, as a bitmask (else 0)."""
+    between = np.zeros((core.CELLS, core.CELLS), dtype=np.int64)
+    for a in range(core.CELLS):
+        for b in range(core.CELLS):
+            if a // 7 == b // 7:
+                low, high = min(a, b), max(a, b)
+                between[a, b] = sum(1 << c for c in range(low + 1, high))
+            elif a % 7 == b % 7:
+                low, high = min(a, b), max(a, b)
+                between[a, b] = sum(1 << c for c in range(low + 7, high, 7))
+    return between
+
+
+BETWEEN = _between()
 SPECIAL_MASK = sum(1 << c for c in (*core.CORNERS, core.THRONE))
 
 
@@ -153,6 +189,115 @@ def _reach(st: np.ndarray, side: int, occupied: np.int64) -> tuple[int, int]:
         mask |= reach
         count += _popcount(reach)
     return mask, count
+
+
+@njit(cache=True, inline="always")
+def _slides(generators: np.int64, empty: np.int64) -> np.int64:
+    """Empty cells one rook slide from any cell of ``generators`` reaches (a set-wise fill)."""
+    east = generators
+    west = generators
+    south = generators
+    north = generators
+    for _ in range(6):
+        east |= ((east << 1) & ~COL0) & empty
+        west |= ((west >> 1) & ~COL6) & empty
+        south |= ((south << 7) & FULL) & empty
+        north |= (north >> 7) & empty
+    return (east | west | south | north) & empty
+
+
+@njit(cache=True)
+def _piece_reach(st: np.ndarray, piece: int, occupied: np.int64) -> np.int64:
+    """Cells one piece can move to (specials only for the King)."""
+    origin = st[PIECE + piece]
+    reach = np.int64(0)
+    if origin < 0:
+        return reach
+    for direction in range(4):
+        ray = RAYS[direction, origin]
+        blockers = ray & occupied
+        if blockers == 0:
+            reach |= ray
+        elif direction == 1 or direction == 3:
+            reach |= ray & ((blockers & -blockers) - 1)
+        else:
+            x = blockers
+            x |= x >> 1
+            x |= x >> 2
+            x |= x >> 4
+            x |= x >> 8
+            x |= x >> 16
+            x |= x >> 32
+            reach |= ray & ~x
+    if piece != 0:
+        reach &= ~SPECIAL_MASK
+    return reach
+
+
+@njit(cache=True, inline="always")
+def _lowest(x: np.int64) -> int:
+    """The index of the lowest set bit of a non-zero mask."""
+    return _popcount((x & -x) - 1)
+
+
+@njit(cache=True)
+def corner_paths(st: np.ndarray, occupied: np.int64, raven_reach: np.ndarray) -> tuple[int, int, int]:
+    """(sum over corners of 4 minus the King's moves to it, capped at 0 beyond three moves;
+    ravens able to block a corner's shortest paths next move, summed over corners within three;
+    corners within two moves that no raven can block).
+
+    Layers of a breadth-first search over King slides through empty squares:
+    ``k1``/``k2`` the cells first reached in one/two moves. A shortest path to
+    a corner at distance d stops on ``k_i & c_(d-i)``, ``c_j`` being the cells
+    j slides from the corner (slides are symmetric). A raven blocks it by
+    landing on a stop or on the empty run beside the corner.
+    """
+    king = st[PIECE]
+    king_bit = np.int64(1) << king
+    empty = FULL & ~occupied
+    free = empty | king_bit          # the King's square is empty once he moves
+    k1 = _slides(king_bit, empty)
+    k2 = _slides(k1, free) & ~k1 & ~king_bit
+    k3 = _slides(k2, free) & ~k2 & ~k1 & ~king_bit
+    total = 0
+    guards = 0
+    unguarded = 0
+    for c in range(4):
+        corner = np.int64(1) << CORNER_CELLS[c]
+        if k1 & corner:
+            distance = 1
+        elif k2 & corner:
+            distance = 2
+        elif k3 & corner:
+            distance = 3
+        else:
+            continue
+        total += 4 - distance
+        cell = CORNER_CELLS[c]
+        c1 = _slides(corner, free) & ~corner
+        if distance == 1:
+            path = BETWEEN[king, cell]
+        else:
+            # the stops one slide from the corner, with the run each then slides along
+            last = c1 & (k1 if distance == 2 else k2)
+            path = last
+            x = last
+            while x:
+                stop = _lowest(x)
+                path |= BETWEEN[stop, cell]
+                if distance == 2:
+                    path |= BETWEEN[king, stop]
+                x &= x - 1
+            if distance == 3:
+                path |= k1 & (_slides(c1, free) & ~c1 & ~corner)
+        blockers = 0
+        for r in range(raven_reach.shape[0]):
+            if raven_reach[r] & path:
+                blockers += 1
+        guards += blockers
+        if blockers == 0 and distance <= 2:
+            unguarded += 1
+    return total, guards, unguarded
 
 
 @njit(cache=True)
@@ -250,7 +395,15 @@ def evaluate(st: np.ndarray, weights: np.ndarray) -> float:
         if cell >= 0 and st[cell] >= core.FIRST_RAVEN:
             adjacent += 1
     king_reach, king_side_moves = _reach(st, 0, king_side | ravens)
-    raven_reach, raven_moves = _reach(st, 1, king_side | ravens)
+    occupied = king_side | ravens
+    raven_reach_each = np.empty(core.PIECES - core.FIRST_RAVEN, dtype=np.int64)
+    raven_reach = np.int64(0)
+    raven_moves = 0
+    for piece in range(core.FIRST_RAVEN, core.PIECES):
+        reach = _piece_reach(st, piece, occupied)
+        raven_reach_each[piece - core.FIRST_RAVEN] = reach
+        raven_reach |= reach
+        raven_moves += _popcount(reach)
     raven_flank = ravens | hostile
     raven_targets = empty & raven_reach
     danger = 0
@@ -260,7 +413,17 @@ def evaluate(st: np.ndarray, weights: np.ndarray) -> float:
     defenders_threatened = _popcount(_pinchable(king_side & ~king_bit, raven_flank, raven_targets))
     ravens_threatened = _popcount(_pinchable(ravens, king_side | hostile, empty & king_reach))
     on_edge = 1 if king_bit & EDGE_MASK else 0
-    return (weights[W_KING_CORNER_DISTANCE] * distance
+    paths, path_guards, unguarded = corner_paths(st, occupied, raven_reach_each)
+    shields = 0
+    for direction in range(4):
+        cell = NEIGHBOUR[king, direction]
+        if cell >= 0 and 0 < st[cell] < core.FIRST_RAVEN:
+            shields += 1
+    return (weights[W_KING_CORNER_PATHS] * paths
+            + weights[W_CORNER_PATH_GUARDS] * path_guards
+            + weights[W_UNGUARDED_CORNER_PATHS] * unguarded
+            + weights[W_KING_SHIELDS] * shields
+            + weights[W_KING_CORNER_DISTANCE] * distance
             + weights[W_KING_OPEN_CORNERS] * open_corners
             + weights[W_KING_ESCAPE_ROUTES] * routes
             + weights[W_CORNER_GUARDS] * guards
@@ -352,18 +515,49 @@ def _probe(tt_entry, tt_value, key, slot, age, depth, alpha, beta):
 
 
 ENTER, NEXT, RETURN = 0, 1, 2
+EPSILON = 1e-6          # the width of a null window (values are sums of weights, far coarser)
+QUIESCENCE_PLIES = 6    # captures searched beyond the horizon at most
+ASPIRATION = 20.0       # half-width of the root's first window around the last iteration's value
+# techniques, as bits of ``techniques`` (all on by default; each can be turned off to measure it)
+PVS, LMR, QUIESCENCE, ASPIRATE, KEEP_PV = 1, 2, 4, 8, 16
+ALL_TECHNIQUES = PVS | LMR | QUIESCENCE | ASPIRATE | KEEP_PV
+TECHNIQUES = {"pvs": PVS, "lmr": LMR, "quiescence": QUIESCENCE, "aspiration": ASPIRATE, "keep_pv": KEEP_PV}
+LMR_DEPTH = 3           # reduce late quiet moves only this far from the horizon or more
+LMR_AFTER = 3           # ... after this many moves of the node
+
+
+@njit(cache=True)
+def _store(tt_entry, tt_value, key, age, flag, depth, move, value, keep_pv):
+    """Write a table entry; with ``keep_pv`` an exact entry of this search is only replaced by a
+    deeper or exact one, so the principal variation survives the null-window searches."""
+    slot = key & ((1 << TT_BITS) - 1)
+    if keep_pv:
+        data = tt_entry[slot, 1]
+        if (data >> 21) == age and ((data >> 19) & 3) == EXACT and flag != EXACT and \
+                ((data >> 12) & 127) > depth:
+            return
+    tt_entry[slot, 0] = key
+    tt_entry[slot, 1] = (age << 21) | (flag << 19) | (min(depth, 127) << 12) | move
+    tt_value[slot] = value
 
 
 @njit(cache=True)
 def _negamax(st, depth, alpha, beta, side, weights, moves, keys, undos, killers, history,
-             tt_entry, tt_value, age, counters, node_limit):
+             tt_entry, tt_value, age, counters, node_limit, techniques):
     """Negamax alpha-beta below one root move, on an explicit stack.
 
     Iterative rather than recursive because numba's cache cannot reload
     recursive functions (numba issue #6061). Frame ``ply`` (from 1) holds the
     node's window, its moves in ``moves[ply * MAX_MOVES:]`` and its undo record.
+
+    Techniques (bits of ``techniques``): principal-variation search (every
+    move after the first gets a null window first and a full one only if it
+    may be better), late-move reductions (quiet late moves searched a ply
+    shallower first, again at full depth if they beat alpha), quiescence (at
+    the horizon: the evaluation or a capture or escape, whichever is better,
+    up to ``QUIESCENCE_PLIES`` captures deep) and a table that keeps the PV.
     """
-    size = MAX_DEPTH + 2
+    size = MAX_DEPTH + QUIESCENCE_PLIES + 2
     f_depth = np.empty(size, dtype=np.int64)
     f_alpha = np.empty(size, dtype=np.float64)
     f_beta = np.empty(size, dtype=np.float64)
@@ -374,6 +568,12 @@ def _negamax(st, depth, alpha, beta, side, weights, moves, keys, undos, killers,
     f_count = np.empty(size, dtype=np.int64)
     f_key = np.empty(size, dtype=np.int64)
     f_side = np.empty(size, dtype=np.int64)
+    f_stage = np.zeros(size, dtype=np.int64)    # how the current child is searched: 0 full, 1 null
+                                                 # window reduced, 2 null window, 3 full after a null
+    pvs = (techniques & PVS) != 0
+    lmr = (techniques & LMR) != 0
+    quiescence = (techniques & QUIESCENCE) != 0
+    keep_pv = (techniques & KEEP_PV) != 0
     ply = 1
     f_depth[1] = depth
     f_alpha[1] = alpha
@@ -394,10 +594,36 @@ def _negamax(st, depth, alpha, beta, side, weights, moves, keys, undos, killers,
                 value = value if f_side[ply] == 0 else -value
                 mode = RETURN
                 continue
+            first = ply * core.MAX_MOVES
             if f_depth[ply] <= 0:
                 value = evaluate(st, weights)
                 value = value if f_side[ply] == 0 else -value
-                mode = RETURN
+                if not quiescence or value >= f_beta[ply] or f_depth[ply] <= -QUIESCENCE_PLIES \
+                        or ply >= size - 2:
+                    mode = RETURN
+                    continue
+                # quiescence: stand pat, or one of the captures (an escape counts as one)
+                count = core.generate(st, moves[first:first + core.MAX_MOVES])
+                kept = 0
+                for i in range(count):
+                    m = moves[first + i]
+                    c = _captures(st, m)
+                    if c > 0:
+                        moves[first + kept] = m
+                        keys[first + kept] = c
+                        kept += 1
+                if kept == 0:
+                    mode = RETURN
+                    continue
+                f_count[ply] = kept
+                f_index[ply] = 0
+                f_best[ply] = value
+                f_best_move[ply] = -1
+                f_original[ply] = f_alpha[ply]
+                if value > f_alpha[ply]:
+                    f_alpha[ply] = value
+                f_key[ply] = -1
+                mode = NEXT
                 continue
             key = st[core.HASH] ^ PLY_KEYS[st[core.PLY]]
             f_key[ply] = key
@@ -407,7 +633,6 @@ def _negamax(st, depth, alpha, beta, side, weights, moves, keys, undos, killers,
                 value = cut
                 mode = RETURN
                 continue
-            first = ply * core.MAX_MOVES
             count = core.generate(st, moves[first:first + core.MAX_MOVES])
             _score_moves(st, moves, keys, first, count, table_move, killers, history, ply)
             f_count[ply] = count
@@ -420,23 +645,32 @@ def _negamax(st, depth, alpha, beta, side, weights, moves, keys, undos, killers,
             i = f_index[ply]
             if i >= f_count[ply]:
                 best = f_best[ply]
-                flag = EXACT
-                if best <= f_original[ply]:
-                    flag = UPPER
-                elif best >= f_beta[ply]:
-                    flag = LOWER
-                key = f_key[ply]
-                slot = key & ((1 << TT_BITS) - 1)
-                tt_entry[slot, 0] = key
-                tt_entry[slot, 1] = (age << 21) | (flag << 19) | (min(f_depth[ply], 127) << 12) | f_best_move[ply]
-                tt_value[slot] = best
+                if f_key[ply] != -1:
+                    flag = EXACT
+                    if best <= f_original[ply]:
+                        flag = UPPER
+                    elif best >= f_beta[ply]:
+                        flag = LOWER
+                    _store(tt_entry, tt_value, f_key[ply], age, flag, f_depth[ply], f_best_move[ply], best,
+                           keep_pv)
                 value = best
                 mode = RETURN
                 continue
             m = _pick(moves, keys, ply * core.MAX_MOVES, i, f_count[ply])
             core.make(st, m, undos[ply])
-            f_depth[ply + 1] = f_depth[ply] - 1
-            f_alpha[ply + 1] = -f_beta[ply]
+            stage = 0
+            child_depth = f_depth[ply] - 1
+            if pvs and i > 0 and f_depth[ply] > 0:
+                stage = 2
+                if lmr and i >= LMR_AFTER and f_depth[ply] >= LMR_DEPTH and keys[ply * core.MAX_MOVES + i] < 8e8:
+                    stage = 1
+                    child_depth -= 1
+            f_stage[ply] = stage
+            f_depth[ply + 1] = child_depth
+            if stage == 0:
+                f_alpha[ply + 1] = -f_beta[ply]
+            else:
+                f_alpha[ply + 1] = -f_alpha[ply] - EPSILON
             f_beta[ply + 1] = -f_alpha[ply]
             f_side[ply + 1] = 1 - f_side[ply]
             ply += 1
@@ -445,8 +679,19 @@ def _negamax(st, depth, alpha, beta, side, weights, moves, keys, undos, killers,
             if ply == 1:
                 return value
             ply -= 1
-            core.unmake(st, undos[ply])
             value = -value
+            stage = f_stage[ply]
+            if (stage == 1 and value > f_alpha[ply]) or (stage == 2 and f_alpha[ply] < value < f_beta[ply]):
+                # the null-window guess failed high: search the move again, deeper or wider
+                f_stage[ply] = 2 if stage == 1 else 3
+                f_depth[ply + 1] = f_depth[ply] - 1
+                f_alpha[ply + 1] = -f_alpha[ply] - EPSILON if stage == 1 else -f_beta[ply]
+                f_beta[ply + 1] = -f_alpha[ply]
+                f_side[ply + 1] = 1 - f_side[ply]
+                ply += 1
+                mode = ENTER
+                continue
+            core.unmake(st, undos[ply])
             m = moves[ply * core.MAX_MOVES + f_index[ply]]
             f_index[ply] += 1
             mode = NEXT
@@ -456,7 +701,7 @@ def _negamax(st, depth, alpha, beta, side, weights, moves, keys, undos, killers,
                 if value > f_alpha[ply]:
                     f_alpha[ply] = value
                     if value >= f_beta[ply]:
-                        if _captures(st, m) == 0:
+                        if f_depth[ply] > 0 and _captures(st, m) == 0:
                             if killers[ply, 0] != m:
                                 killers[ply, 1] = killers[ply, 0]
                                 killers[ply, 0] = m
@@ -466,29 +711,56 @@ def _negamax(st, depth, alpha, beta, side, weights, moves, keys, undos, killers,
 
 @njit(cache=True)
 def search_depth(st, root_moves, depth, weights, killers, history, tt_entry, tt_value, age, counters,
-                 node_limit):
+                 node_limit, techniques, guess):
     """One iteration at ``depth`` over ``root_moves`` in their given order.
+
+    With aspiration (a bit of ``techniques``) the first window is ``guess``
+    plus or minus ``ASPIRATION``, widened to the full window when the value
+    falls outside; with PVS every root move after the first gets a null
+    window first.
 
     Returns (index of the best root move, its value); ``counters[1]`` is set
     when the node limit stopped the iteration early.
     """
-    moves = np.empty((MAX_DEPTH + 2) * core.MAX_MOVES, dtype=np.int64)
-    keys = np.empty((MAX_DEPTH + 2) * core.MAX_MOVES, dtype=np.float64)
-    undos = np.empty((MAX_DEPTH + 2, core.UNDO_SIZE), dtype=np.int64)
+    size = (MAX_DEPTH + QUIESCENCE_PLIES + 2) * core.MAX_MOVES
+    moves = np.empty(size, dtype=np.int64)
+    keys = np.empty(size, dtype=np.float64)
+    undos = np.empty((MAX_DEPTH + QUIESCENCE_PLIES + 2, core.UNDO_SIZE), dtype=np.int64)
     side = st[core.SIDE]
-    alpha = -INFINITY
-    best_index = 0
-    for i in range(root_moves.shape[0]):
-        core.make(st, root_moves[i], undos[0])
-        value = -_negamax(st, depth - 1, -INFINITY, -alpha, 1 - side, weights, moves, keys, undos, killers,
-                          history, tt_entry, tt_value, age, counters, node_limit)
-        core.unmake(st, undos[0])
-        if counters[1] == 1:
-            break
-        if value > alpha:
-            alpha = value
-            best_index = i
-    return best_index, alpha
+    pvs = (techniques & PVS) != 0
+    low, high = -INFINITY, INFINITY
+    if (techniques & ASPIRATE) != 0 and depth > 1:
+        low, high = guess - ASPIRATION, guess + ASPIRATION
+    while True:
+        alpha = low
+        best_index = 0
+        best = -INFINITY
+        for i in range(root_moves.shape[0]):
+            core.make(st, root_moves[i], undos[0])
+            if pvs and i > 0:
+                value = -_negamax(st, depth - 1, -alpha - EPSILON, -alpha, 1 - side, weights, moves, keys, undos,
+                                  killers, history, tt_entry, tt_value, age, counters, node_limit, techniques)
+                if counters[1] == 0 and value > alpha and value < high:
+                    value = -_negamax(st, depth - 1, -high, -alpha, 1 - side, weights, moves, keys, undos,
+                                      killers, history, tt_entry, tt_value, age, counters, node_limit,
+                                      techniques)
+            else:
+                value = -_negamax(st, depth - 1, -high, -alpha, 1 - side, weights, moves, keys, undos, killers,
+                                  history, tt_entry, tt_value, age, counters, node_limit, techniques)
+            core.unmake(st, undos[0])
+            if counters[1] == 1:
+                return best_index, best
+            if value > best:
+                best = value
+                best_index = i
+            if value > alpha:
+                alpha = value
+                if value >= high:
+                    break
+        if (best <= low and low > -INFINITY) or (best >= high and high < INFINITY):
+            low, high = -INFINITY, INFINITY   # outside the aspiration window: search again, fully
+            continue
+        return best_index, best
 
 
 class _Tables:
@@ -512,7 +784,8 @@ def _tables() -> _Tables:
 
 
 def search(rules: Rules, state: State, weights: np.ndarray, *, depth: int | None = None,
-           nodes: int | None = None, deadline: float | None = None, seed: int = 0) -> SearchResult:
+           nodes: int | None = None, deadline: float | None = None, seed: int = 0,
+           techniques: int = ALL_TECHNIQUES) -> SearchResult:
     """Search the side to move's best action.
 
     Args:
@@ -523,6 +796,7 @@ def search(rules: Rules, state: State, weights: np.ndarray, *, depth: int | None
         nodes: node budget (deterministic); the last finished iteration decides.
         deadline: a ``time.monotonic()`` instant (live play only).
         seed: breaks ties between equally valued root moves.
+        techniques: bits of ``TECHNIQUES`` to use (all by default; turning one off measures it).
 
     Returns:
         The chosen action, its value for the side to move, the depth of the
@@ -549,7 +823,7 @@ def search(rules: Rules, state: State, weights: np.ndarray, *, depth: int | None
     weights = np.ascontiguousarray(weights, dtype=np.float64)
     tables = _tables()
     tables.generation += 1
-    killers = np.zeros((MAX_DEPTH + 2, 2), dtype=np.int64)
+    killers = np.zeros((MAX_DEPTH + QUIESCENCE_PLIES + 2, 2), dtype=np.int64)
     history = np.zeros((2, 64 * 64), dtype=np.float64)
     counters = np.zeros(2, dtype=np.int64)
     best_move, best_value, finished = int(root[0]), 0.0, 0
@@ -565,7 +839,7 @@ def search(rules: Rules, state: State, weights: np.ndarray, *, depth: int | None
             budget = timed if budget == 0 else min(budget, timed)
         counters[1] = 0
         index, value = search_depth(st, root, iteration, weights, killers, history, tables.entry, tables.value,
-                                    tables.generation, counters, budget)
+                                    tables.generation, counters, budget, int(techniques), best_value)
         if counters[1] == 1:
             break
         best_move, best_value, finished = int(root[index]), float(value), iteration

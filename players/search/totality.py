@@ -95,8 +95,8 @@ EDGE_LINES = np.array([ROW_TOP, ROW_BOTTOM, COL_LEFT, COL_RIGHT], dtype=np.uint6
 
 # Feature indices, in players.features.totality.FEATURES order.
 (W_MOBILITY, W_POTENTIAL, W_FRONTIER, W_CORNERS, W_X, W_C, W_STABILITY, W_EDGES, W_PARITY,
- W_DISCS_LATE, W_POSITIONAL) = range(11)
-FEATURE_COUNT = 11
+ W_DISCS_LATE, W_POSITIONAL, W_DISCS) = range(12)
+FEATURE_COUNT = 12
 
 
 @njit
@@ -175,6 +175,7 @@ def _features(player, opponent, out):
     for i in range(len(VALUE_MASKS)):
         positional += VALUE_WEIGHTS[i] * (_count(player & VALUE_MASKS[i]) - _count(opponent & VALUE_MASKS[i]))
     out[W_POSITIONAL] = positional
+    out[W_DISCS] = _count(player) - _count(opponent)
 
 
 @njit(cache=True)
@@ -527,4 +528,12 @@ _ALL_OFF = {"mobility": 0.0, "potential_mobility": 0.0, "frontier": 0.0, "corner
 GBOT: dict[str, dict] = {
     "wise": {"depth": 4, "endgame": 0, "weights": _ALL_OFF | {"positional": 1.0, "mobility": 10.0}},
     "easy": {"depth": 2, "endgame": 0, "weights": _ALL_OFF | {"positional": 1.0}},
+}
+
+# The evaluations a ladder stand-in may use (``gbot:depth=5,eval=material``): the disc count alone,
+# the project's default weights, and the classic table with mobility (the wise stand-in's).
+GBOT_EVALS: dict[str, dict[str, float]] = {
+    "material": _ALL_OFF | {"positional": 0.0, "discs": 1.0},
+    "default": {},
+    "classic": _ALL_OFF | {"positional": 1.0, "mobility": 10.0},
 }

@@ -31,10 +31,19 @@ from harness.games.xiangqi import MOVE_LIMIT
 from players.features.xiangqi import FEATURES
 from players.search import SearchResult
 
+_MATERIAL = {"soldier_advance": 0.0, "piece_square": 0.0, "mobility": 0.0, "general_safety": 0.0}
+
 GBOT = {
     # A guess at the live G-Bot: fixed-depth minimax on material alone.
-    "default": {"depth": 3, "weights": {"soldier_advance": 0.0, "piece_square": 0.0, "mobility": 0.0,
-                                        "general_safety": 0.0}},
+    "default": {"depth": 3, "weights": _MATERIAL},
+}
+
+# The evaluations a ladder stand-in may use (``gbot:depth=5,eval=material``): material alone, the
+# project's default weights, and an active style that values mobility and piece placement more.
+GBOT_EVALS: dict[str, dict[str, float]] = {
+    "material": _MATERIAL,
+    "default": {},
+    "active": {"mobility": 0.15, "piece_square": 1.5},
 }
 
 WIN = 10000.0

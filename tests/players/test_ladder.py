@@ -1,42 +1,67 @@
-"""The ladder of reference opponents, and ``harness tournament --ladder`` playing every rung."""
+"""The ladder of G-Bot stand-ins: parameterised stand-ins, distinct rungs, old specs unchanged."""
 
 from __future__ import annotations
 
 import pytest
 
 import players
-from harness.cli import main
-from harness.db import open_database
-from harness.tournament import run_ladder
-from players.ladder import fairy_stockfish, ladder
+from harness.errors import SpecError
+from harness.games import load as load_game
+from players import search as searches
+from players.features import weight_vector
+from players.ladder import DEPTHS, ladder
 
 
-def test_every_game_has_its_stand_ins_weakest_first_and_chinese_chess_fairy_stockfish():
-    assert ladder("ravenward") == ["gbot"]
-    assert ladder("totality:easy") == ladder("totality") == ["gbot:level=easy", "gbot:level=wise"]
-    rungs = ladder("xiangqi:black")
-    assert rungs[0] == "gbot" and rungs[1:] == [fairy_stockfish(n) for n in (1_000, 10_000, 100_000)]
-    assert rungs[1] == "uci:command=fairy-stockfish,nodes=1000,option.Threads=1"
+def test_a_stand_in_takes_a_depth_and_an_evaluation_and_keeps_its_level_otherwise():
+    rules = load_game("totality:easy")
+    assert players.load("gbot").settings(rules) == searches.module("totality").GBOT["easy"]
+    settings = players.load("gbot:depth=6,eval=material").settings(rules)
+    assert settings["depth"] == 6 and settings["endgame"] == 0
+    assert settings["weights"] == searches.module("totality").GBOT_EVALS["material"]
+    ravenward = load_game("ravenward")
+    pinned = players.load("gbot").settings(ravenward)   # the evaluation of its day: later features off
+    assert pinned["depth"] == 5 and set(pinned["weights"].values()) == {0.0}
+    assert set(pinned["weights"]) == {"king_corner_paths", "corner_path_guards", "unguarded_corner_paths",
+                                      "king_shields"}
+    assert players.load("gbot:eval=default,depth=3").spec == "gbot:depth=3,eval=default"
+
+
+@pytest.mark.parametrize("spec, message", [("gbot:eval=nosuch", "valid evals: material, default, blockade"),
+                                           ("gbot:level=easy", "valid levels: auto, default"),
+                                           ("gbot:depth=0", "at least 1")])
+def test_a_stand_in_the_game_lacks_is_refused_when_loaded(spec, message):
+    with pytest.raises(SpecError, match=message):
+        players.load(spec, game="ravenward")
+
+
+@pytest.mark.parametrize("game", ["ravenward", "totality", "totality:easy", "xiangqi"])
+def test_every_rung_loads_and_no_two_stand_ins_play_alike(game):
+    rules = load_game(game)
+    rungs = ladder(game, fairy=False)
+    assert len(rungs) == len(set(rungs)) >= len(DEPTHS) * 2
+    settings = []
     for rung in rungs:
-        assert players.load(rung, game="xiangqi").spec == rung
+        player = players.load(rung, game=game)
+        found = dict(player.settings(rules))
+        settings.append((tuple(weight_vector(rules.name, found.pop("weights"))), sorted(found.items())))
+    assert len(settings) == len(set(map(repr, settings)))
+    levels = searches.module(rules.name).GBOT
+    assert {players.load(rung).params["level"] for rung in rungs[:len(levels)]} <= {"auto", *levels}
 
 
-def test_the_ladder_plays_a_gauntlet_per_rung(ray_cluster, tmp_path):
-    url = f"sqlite:///{tmp_path / 'ladder.db'}"
-    reports = run_ladder("totality:easy", ["random"], games=2, workers=2, db_url=url, run_name="climb")
-    assert [r.config.opponent for r in reports] == ladder("totality:easy")
-    assert all(r.recorded == 2 and not r.interrupted for r in reports)
-    with open_database(url) as db:
-        assert [db.run(f"climb/rung-{n}").id for n in (1, 2)] == [r.run_id for r in reports]
+def test_chinese_chess_keeps_its_fairy_stockfish_rungs():
+    rungs = ladder("xiangqi")
+    assert [rung for rung in rungs if rung.startswith("uci:")] == [
+        f"uci:command=fairy-stockfish,nodes={n},option.Threads=1" for n in (1000, 10000, 100000)]
 
 
-@pytest.mark.parametrize("extra, message", [
-    (["--opponent", "gbot"], "--ladder chooses the opponents"),
-    (["--round-robin"], "--ladder chooses the opponents"),
-    ([], "--ladder needs GAME and --games N"),
-])
-def test_ladder_bad_input_is_one_line_and_exit_2(tmp_path, capsys, extra, message):
-    code = main(["tournament", "totality", "--player", "random", "--ladder", *extra,
-                 "--db", f"sqlite:///{tmp_path / 'x.db'}"])
-    err = capsys.readouterr().err
-    assert code == 2 and message in err and len(err.strip().splitlines()) == 1
+def test_the_material_stand_in_plays_differently_from_the_default_one():
+    rules = load_game("ravenward")
+    state = rules.initial_state()
+    for _ in range(6):
+        state = rules.apply(state, players.load("gbot:depth=2").choose(rules, state))
+    search = searches.module("ravenward").search
+    material = search(rules, state, weight_vector("ravenward", searches.module("ravenward").GBOT_EVALS["material"]),
+                      depth=3, nodes=None, deadline=None, seed=0)
+    default = search(rules, state, weight_vector("ravenward"), depth=3, nodes=None, deadline=None, seed=0)
+    assert material.value != default.value

@@ -23,13 +23,16 @@ PLAYERS = [
     ("mcts:iterations=16", 40),
     ("mcts:iterations=8,rollout=eval", 30),
     ("gbot", 16),
+    ("gbot:depth=2,eval=material", 16),
+    ("strong:nodes=300", 40),
     ("external:command=" + shlex.join([sys.executable, str(EXAMPLE)]), 1000),
 ]
 
 
 @pytest.mark.parametrize("game", GAMES)
 @pytest.mark.parametrize("spec, plies", PLAYERS, ids=["random", "greedy", "alphabeta-depth", "alphabeta-nodes",
-                                                     "mcts-random", "mcts-eval", "gbot", "external"])
+                                                     "mcts-random", "mcts-eval", "gbot", "gbot-ladder", "strong",
+                                                     "external"])
 def test_player_chooses_only_legal_actions_and_replays_for_a_seed(spec, plies, game):
     rules = load_game(game)
     player = players.load(spec, game=game)

@@ -62,6 +62,37 @@ def test_evaluation_sees_an_open_corner_line_and_a_king_in_danger():
     assert search_module.evaluate(danger, WEIGHTS) < search_module.evaluate(safe, WEIGHTS)
 
 
+def paths(state):
+    st = to_array(state)
+    occupied = np.int64(0)
+    for cell in range(49):
+        if st[cell] >= 0:
+            occupied |= np.int64(1) << cell
+    reach = np.array([search_module._piece_reach(st, piece, occupied) for piece in range(5, 13)], dtype=np.int64)
+    return search_module.corner_paths(st, occupied, reach)
+
+
+def test_corner_paths_count_the_kings_moves_to_each_corner_and_the_ravens_that_can_block_them():
+    # King alone on 16 (row 2, col 2): every corner is two moves away (16 -> 2 -> 0, 16 -> 14 -> 0, ...)
+    assert paths(placed(16)) == (4 * 2, 0, 4)
+    # King on 14 (row 2, col 0): corner 0 one move up, 42 one move down; 6 and 48 two moves away
+    assert paths(placed(14))[0] == 3 + 3 + 2 + 2
+    # a raven on 46 blocks 44 -> 48 where it stands and can land on 4 (corner 6's road 2 -> 6), on 43
+    # (42's road 44 -> 42) and on 18 (48's road 16 -> 20 -> 48): corner 0 alone stays unguarded
+    assert paths(placed(16, ravens=[46])) == (8, 3, 1)
+    # a raven on 44 reaches none of the roads: all four corners are escapes in two the ravens cannot block
+    assert paths(placed(16, ravens=[44])) == (8, 0, 4)
+
+
+def test_shields_are_defenders_beside_the_king_and_change_the_evaluation():
+    shielded = to_array(placed(16, [15], [40]))
+    apart = to_array(placed(16, [29], [40]))
+    only_shields = np.zeros_like(WEIGHTS)
+    only_shields[search_module.W_KING_SHIELDS] = 1.0
+    assert search_module.evaluate(shielded, only_shields) == 1.0
+    assert search_module.evaluate(apart, only_shields) == 0.0
+
+
 def test_alphabeta_finds_the_forced_escape_in_two():
     assert not any(RULES.is_terminal(RULES.apply(ESCAPE_IN_TWO, a)) for a in RULES.legal_actions(ESCAPE_IN_TWO))
     for seed in range(3):
@@ -89,6 +120,41 @@ def test_the_ravens_prefer_the_lowest_kings_score():
     state = placed(16, [40], [15, 31, 46], side=1)
     result = run(state, depth=3)
     assert RULES.outcome(RULES.apply(state, result.action)) == ("loss", "king_captured")
+
+
+TECHNIQUE_SETS = [0, search_module.PVS, search_module.PVS | search_module.LMR, search_module.QUIESCENCE,
+                  search_module.ASPIRATE | search_module.KEEP_PV, search_module.ALL_TECHNIQUES]
+
+
+@pytest.mark.parametrize("techniques", TECHNIQUE_SETS)
+def test_every_technique_finds_the_forced_escape_and_the_kings_capture(techniques):
+    for seed in range(2):
+        result = run(ESCAPE_IN_TWO, depth=3, seed=seed, techniques=techniques)
+        assert result.value >= search_module.WIN
+        after = RULES.apply(ESCAPE_IN_TWO, result.action)
+        for reply in RULES.legal_actions(after):   # every raven reply leaves the King an escape
+            position = RULES.apply(after, reply)
+            assert any(RULES.outcome(RULES.apply(position, a)) == ("win", "escape")
+                       for a in RULES.legal_actions(position))
+    capture = placed(16, [40], [15, 31, 46], side=1)
+    result = run(capture, depth=3, techniques=techniques)
+    assert RULES.outcome(RULES.apply(capture, result.action)) == ("loss", "king_captured")
+
+
+def test_node_counts_of_fixed_searches_are_golden():
+    # Deliberate numbers: a change to the search or the evaluation that changes them must say why.
+    state = RULES.initial_state()
+    assert [run(state, depth=d, seed=0, techniques=0).nodes for d in (3, 4, 5)] == [1790, 7125, 62445]
+    assert [run(state, depth=d, seed=0).nodes for d in (3, 4, 5)] == [1332, 3871, 9771]
+    assert run(state, nodes=20000, seed=1).depth == 5
+
+
+def test_techniques_are_named_in_specs_and_unknown_ones_are_refused():
+    from harness.errors import SpecError
+    player = players.load("alphabeta:depth=2,techniques=pvs+lmr")
+    assert player.choose(RULES, RULES.initial_state()) in RULES.legal_actions(RULES.initial_state())
+    with pytest.raises(SpecError, match="valid: all, none, pvs, lmr, quiescence, aspiration, keep_pv"):
+        players.load("alphabeta:depth=2,techniques=nullmove").choose(RULES, RULES.initial_state())
 
 
 def test_search_is_deterministic_under_depth_and_node_limits():

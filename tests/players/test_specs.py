@@ -122,10 +122,10 @@ def test_a_spec_without_a_kind_is_an_error(spec):
 
 
 @pytest.mark.parametrize("spec, valid", [
-    ("alphabeta:dpeth=3", "depth, endgame, nodes, time"),
+    ("alphabeta:dpeth=3", "depth, endgame, nodes, techniques, time"),
     ("mcts:depth=3", "c, eval_depth, eval_scale, iterations, rollout, time"),
     ("random:depth=3", "none"),
-    ("gbot:depth=3", "level"),
+    ("gbot:nodes=3", "depth, eval, level"),
     ("external:command=x,seed=3", "command, depth, nodes, time, timeout"),
     ({"kind": "greedy", "depth": 2}, "none"),
 ])

@@ -144,8 +144,8 @@ def test_gbot_levels_load_through_the_registry_and_differ():
     assert set(GBOT) == {"wise", "easy"}
     assert GBOT["easy"]["depth"] < GBOT["wise"]["depth"]
     auto = players.load("gbot")
-    assert auto.settings(EASY) is GBOT["easy"] and auto.settings(RULES) is GBOT["wise"]
-    assert players.load("gbot:easy").settings(RULES) is GBOT["easy"]
+    assert auto.settings(EASY) == GBOT["easy"] and auto.settings(RULES) == GBOT["wise"]
+    assert players.load("gbot:easy").settings(RULES) == GBOT["easy"]
     with pytest.raises(SpecError, match="valid levels"):
         players.load("gbot:default").settings(RULES)
     for level in GBOT.values():
@@ -227,7 +227,7 @@ def test_an_unfinished_solve_leaves_the_midgame_search_the_rest_of_the_node_budg
 def test_weight_vector_order_is_the_compiled_feature_order():
     assert feature_names("totality") == [
         "mobility", "potential_mobility", "frontier", "corners", "x_squares", "c_squares", "stability",
-        "edges", "parity", "discs_late", "positional"]
+        "edges", "parity", "discs_late", "positional", "discs"]
     assert len(FEATURES) == search_module.FEATURE_COUNT
-    with pytest.raises(ValueError, match="11 floats"):
+    with pytest.raises(ValueError, match="12 floats"):
         search(RULES, RULES.initial_state(), WEIGHTS[:5], depth=2)

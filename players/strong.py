@@ -1,0 +1,89 @@
+"""The recommended strong player of each game: ``strong`` in a spec, resolved per game.
+
+``strong`` is alpha-beta at the game's default weights with no depth cap and
+a node budget of about one second per move on one core of the reference
+machine, so it is deterministic and replays exactly; ``strong:time=2`` is
+the same search stopped by the clock instead (live play, where the server has
+no clock of its own). ``strong_spec(game)`` names the alpha-beta spec it
+plays as, so a result can be reproduced without the alias.
+
+The node budgets are in ``STRONG``; their measurements are in
+``docs/players.md`` (Strength). Changing them changes what ``strong`` means,
+so a results database that holds ``strong`` games from an older version
+should compare them with care.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.errors import SpecError
+from harness.games import Action, Rules, State, parse_spec
+from players.alphabeta import AlphaBetaPlayer
+from players.base import Limits, Param, Player
+
+# game -> the alpha-beta settings of its strong player (deterministic form)
+STRONG: dict[str, dict[str, int]] = {
+    "ravenward": {"depth": 64, "nodes": 1_500_000},
+    "totality": {"depth": 60, "nodes": 5_000_000},
+    "xiangqi": {"depth": 60, "nodes": 800_000},
+}
+LIVE_SECONDS = 2.0
+
+
+def strong_spec(game: str, live: bool = False, time: float | None = None, nodes: int | None = None) -> str:
+    """The alpha-beta spec ``strong`` plays as in ``game`` (a name or spec).
+
+    Args:
+        game: the game.
+        live: the time form (``time``, default ``LIVE_SECONDS``) instead of the node budget.
+        time: seconds per move; implies the time form.
+        nodes: a node budget other than the game's.
+
+    Raises:
+        SpecError: a game without a strong player.
+    """
+    name, _ = parse_spec(game)
+    if name not in STRONG:
+        raise SpecError(f"no strong player for {name}; games with one: {', '.join(STRONG)}")
+    settings = dict(STRONG[name])
+    if live or time is not None:
+        settings.pop("nodes")
+        settings["time"] = LIVE_SECONDS if time is None else time
+    elif nodes is not None:
+        settings["nodes"] = nodes
+    return AlphaBetaPlayer(settings).spec
+
+
+class StrongPlayer(Player):
+    """Alpha-beta with the game's recommended budget (``STRONG``): by nodes, or by ``time`` for live play."""
+
+    kind = "strong"
+    GAMES = tuple(STRONG)
+    PARAMS = {"time": Param(float, None, "seconds per move instead of the node budget (live play only)",
+                            minimum=0.0),
+              "nodes": Param(int, None, "node budget per move (default: the game's, STRONG)", minimum=1)}
+
+    def __init__(self, params: dict[str, Any] | None = None, weights: dict[str, float] | None = None) -> None:
+        super().__init__(params, weights)
+        if self.params["time"] is not None and self.params["nodes"] is not None:
+            raise SpecError("player 'strong': give time or nodes, not both")
+        self._players: dict[str, AlphaBetaPlayer] = {}
+
+    def player_for(self, rules: Rules) -> AlphaBetaPlayer:
+        """The alpha-beta player this spec plays as in ``rules``, sharing this player's seed."""
+        player = self._players.get(rules.name)
+        if player is None:
+            from players import load
+            player = load(strong_spec(rules.name, time=self.params["time"], nodes=self.params["nodes"]))
+            self._players[rules.name] = player
+        player.rng = self.rng
+        return player
+
+    def choose(self, rules: Rules, state: State, limits: Limits | None = None) -> Action:
+        if limits is not None and limits.time is not None and self.params["time"] is None:
+            # a per-move time from the caller (harness live --move-time): the time form, no node cap
+            timed = StrongPlayer({"time": limits.time})
+            timed.rng = self.rng
+            return timed.player_for(rules).choose(rules, state, limits)
+        return self.player_for(rules).choose(rules, state, limits)
