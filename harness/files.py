@@ -1,14 +1,17 @@
-"""Output files: checked before any work is done, then written whole or not at all.
+"""Operating-system resources a command needs: output files and listening ports, checked before work.
 
 A command that writes a file (``harness report --out``) checks the path
 first, so a missing directory costs nothing; the file is written to a
 temporary name beside it and renamed into place, so a full disk or a crash
-never leaves half a file behind.
+never leaves half a file behind. A server that cannot bind its port says
+which option picks another.
 """
 
 from __future__ import annotations
 
+import errno
 import os
+import socket
 import tempfile
 from pathlib import Path
 
@@ -60,3 +63,18 @@ def write_text_whole(path: str | os.PathLike[str], text: str) -> Path:
                            + ("; free space on its disk and run the command again"
                               if error.errno in (28, 27, 122) else "")) from None  # ENOSPC, EFBIG, EDQUOT
     return target
+
+
+def bind_error(host: str, port: int, error: OSError) -> UnusableResource:
+    """Why a server (the emulator, ``harness serve``) cannot listen on ``host:port``, and which option picks another."""
+    where = f"cannot serve on {host}:{port}"
+    if error.errno == errno.EADDRINUSE:
+        return UnusableResource(f"{where}: the port is in use (another program or server); pick another "
+                                "with --port N, or --port 0 for any free port")
+    if error.errno == errno.EACCES:
+        return UnusableResource(f"{where}: permission denied (ports below 1024 need privileges); use "
+                                "--port 8765, or --port 0 for any free port")
+    if error.errno == errno.EADDRNOTAVAIL or isinstance(error, socket.gaierror):
+        return UnusableResource(f"{where}: {host!r} is not an address of this machine; use --host "
+                                "127.0.0.1 (loopback) or --host 0.0.0.0 (every interface)")
+    return UnusableResource(f"{where}: {error.strerror or error}; try --port 0 or --host 127.0.0.1")

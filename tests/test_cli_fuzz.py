@@ -138,7 +138,7 @@ def forced_value(leaf: str, param: click.Parameter, workspace) -> str | None:
         return "0"  # plan() refuses it before Ray starts
     if leaf in ("live", "arena") and name == "game":
         return "chess"  # a game neither plays: refused before any request
-    if leaf == "emulate" and name == "port":
+    if leaf in ("emulate", "serve") and name == "port":
         return str(workspace["busy_port"])  # in use: refused before serving
     return None
 

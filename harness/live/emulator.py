@@ -47,7 +47,6 @@ the states it issued before: a client resumes a game across a restart.
 from __future__ import annotations
 
 import base64
-import errno
 import hashlib
 import hmac
 import json
@@ -66,6 +65,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from harness.envs import LocalEnv
 from harness.errors import InvalidInput, UnusableResource
+from harness.files import bind_error
 from harness.games import REGISTRY, load as load_game
 from harness.live.board import SIDES, fen_board
 from harness.live.observation import BOARD_SHAPES, SYMMETRIES, local_cells, symmetry_positions
@@ -256,21 +256,6 @@ class SeatMatch:
     max_rounds: int | None = None
     error: str | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
-
-
-def bind_error(host: str, port: int, error: OSError) -> UnusableResource:
-    """Why the emulator cannot listen on ``host:port``, and which option picks another."""
-    where = f"cannot serve on {host}:{port}"
-    if error.errno == errno.EADDRINUSE:
-        return UnusableResource(f"{where}: the port is in use (another program or emulator); pick another "
-                                "with --port N, or --port 0 for any free port")
-    if error.errno == errno.EACCES:
-        return UnusableResource(f"{where}: permission denied (ports below 1024 need privileges); use "
-                                "--port 8765, or --port 0 for any free port")
-    if error.errno == errno.EADDRNOTAVAIL or isinstance(error, socket.gaierror):
-        return UnusableResource(f"{where}: {host!r} is not an address of this machine; use --host "
-                                "127.0.0.1 (loopback) or --host 0.0.0.0 (every interface)")
-    return UnusableResource(f"{where}: {error.strerror or error}; try --port 0 or --host 127.0.0.1")
 
 
 class Emulator:

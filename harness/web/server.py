@@ -14,6 +14,7 @@ import uvicorn
 from starlette.applications import Starlette
 
 from harness.errors import HarnessError
+from harness.files import bind_error
 
 
 class WebServer:
@@ -26,7 +27,7 @@ class WebServer:
             self._socket.bind((host, port))
         except OSError as error:
             self._socket.close()
-            raise HarnessError(f"cannot listen on {host}:{port}: {error.strerror or error}") from None
+            raise bind_error(host, port, error) from None
         self.host, self.port = host, self._socket.getsockname()[1]
         self._server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
         self._thread: threading.Thread | None = None
