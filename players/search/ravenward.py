@@ -164,28 +164,7 @@ def _reach(st: np.ndarray, side: int, occupied: np.int64) -> tuple[int, int]:
     first = 0 if side == 0 else core.FIRST_RAVEN
     last = core.FIRST_RAVEN if side == 0 else core.PIECES
     for piece in range(first, last):
-        origin = st[PIECE + piece]
-        if origin < 0:
-            continue
-        reach = np.int64(0)
-        for direction in range(4):
-            ray = RAYS[direction, origin]
-            blockers = ray & occupied
-            if blockers == 0:
-                reach |= ray
-            elif direction == 1 or direction == 3:   # towards higher cells: the lowest blocker
-                reach |= ray & ((blockers & -blockers) - 1)
-            else:                                    # towards lower cells: the highest blocker
-                x = blockers
-                x |= x >> 1
-                x |= x >> 2
-                x |= x >> 4
-                x |= x >> 8
-                x |= x >> 16
-                x |= x >> 32
-                reach |= ray & ~x
-        if piece != 0:
-            reach &= ~SPECIAL_MASK
+        reach = _piece_reach(st, piece, occupied)
         mask |= reach
         count += _popcount(reach)
     return mask, count
@@ -206,7 +185,7 @@ def _slides(generators: np.int64, empty: np.int64) -> np.int64:
     return (east | west | south | north) & empty
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _piece_reach(st: np.ndarray, piece: int, occupied: np.int64) -> np.int64:
     """Cells one piece can move to (specials only for the King)."""
     origin = st[PIECE + piece]
