@@ -16,12 +16,56 @@ from __future__ import annotations
 import heapq
 import itertools
 import math
-from collections.abc import Hashable, Iterable, Sequence
+from collections import deque
+from collections.abc import Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from harness.match import MatchResult, MatchSpec
 
-__all__ = ["MatchQueue", "DurationMeter", "PoolStats", "batch_size"]
+__all__ = ["MatchQueue", "DurationMeter", "PoolStats", "TaggedRuns", "batch_size"]
+
+
+class TaggedRuns:
+    """``run`` for a pool that has ``submit``, ``as_completed`` and a ``_ready`` deque of (tag, result).
+
+    Shared by the Ray pool and the in-process one, so both keep other tags'
+    results for ``as_completed`` in the same way.
+    """
+
+    _ready: deque[tuple[Hashable, MatchResult]]
+
+    def submit(self, specs: Sequence[MatchSpec], tag: Hashable = None, priority: int = 0) -> None:
+        raise NotImplementedError
+
+    def as_completed(self) -> Iterator[tuple[Hashable, MatchResult]]:
+        raise NotImplementedError
+
+    def run(self, specs: Sequence[MatchSpec], tag: Hashable = None) -> Iterator[MatchResult]:
+        """Play ``specs`` and yield their results as they finish (any order).
+
+        Results of other tags that finish meanwhile are kept for ``as_completed``.
+
+        Args:
+            specs: the matches.
+            tag: a tag for ``cancel``; by default a fresh one.
+        """
+        tag = object() if tag is None else tag
+        if not specs:
+            return
+        self.submit(specs, tag)
+        remaining = len(specs)
+        held: list[tuple[Hashable, MatchResult]] = []
+        try:
+            for item_tag, result in self.as_completed():
+                if item_tag != tag:
+                    held.append((item_tag, result))
+                    continue
+                remaining -= 1
+                yield result
+                if remaining == 0:
+                    return
+        finally:
+            self._ready.extendleft(reversed(held))
 
 
 class MatchQueue:

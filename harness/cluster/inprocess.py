@@ -16,7 +16,7 @@ from collections import deque
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from typing import Any
 
-from harness.cluster.batching import DurationMeter, MatchQueue, PoolStats
+from harness.cluster.batching import DurationMeter, MatchQueue, PoolStats, TaggedRuns
 from harness.cluster.work import Mailbox, MatchWorker, TokenBucket
 from harness.errors import InvalidInput
 from harness.match import MatchResult, MatchSpec
@@ -42,7 +42,7 @@ class LocalChannel(Mailbox):
     """``Channel`` for the one in-process worker: a plain mailbox."""
 
 
-class InProcessPool:
+class InProcessPool(TaggedRuns):
     """A pool of exactly one worker: this process. See the module docstring."""
 
     def __init__(self, workers: int | None = 1, address: str | None = None, **_: Any) -> None:
@@ -110,23 +110,6 @@ class InProcessPool:
             self._matches += 1
             self._meter.add([result])
             self._ready.append((tag, result))
-
-    def run(self, specs: Sequence[MatchSpec], tag: Hashable = None) -> Iterator[MatchResult]:
-        tag = object() if tag is None else tag
-        self.submit(specs, tag)
-        remaining = len(specs)
-        held: list[tuple[Hashable, MatchResult]] = []
-        try:
-            for item_tag, result in self.as_completed():
-                if item_tag != tag:
-                    held.append((item_tag, result))
-                    continue
-                remaining -= 1
-                yield result
-                if remaining == 0:
-                    return
-        finally:
-            self._ready.extendleft(reversed(held))
 
     def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[Any]:
         for item in items:

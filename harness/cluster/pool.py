@@ -44,7 +44,7 @@ from typing import Any
 import ray
 from ray import exceptions as ray_errors
 
-from harness.cluster.batching import DurationMeter, MatchQueue, PoolStats, batch_size
+from harness.cluster.batching import DurationMeter, MatchQueue, PoolStats, TaggedRuns, batch_size
 from harness.cluster.session import check_address, cluster_cpus, connect, one_line
 from harness.cluster.workers import Channel, RateLimiter, RemoteBucket, RemoteMailbox, RemoteWorker
 from harness.errors import ClusterError, HarnessError, InvalidInput
@@ -96,7 +96,7 @@ class _Flight:
     retry: deque[_Unit] = field(default_factory=deque)
 
 
-class Pool:
+class Pool(TaggedRuns):
     """Ray actors playing matches; see the module docstring for batching, faults and capacity.
 
     Args:
@@ -271,33 +271,6 @@ class Pool:
             if unit is None:
                 return
             self._ready.extend(item for item in unit.items if item[0] is not _DISCARDED)
-
-    def run(self, specs: Sequence[MatchSpec], tag: Hashable = None) -> Iterator[MatchResult]:
-        """Play ``specs`` and yield their results as they finish (any order).
-
-        Results of other tags that finish meanwhile are kept for ``as_completed``.
-
-        Args:
-            specs: the matches.
-            tag: a tag for ``cancel``; by default a fresh one.
-        """
-        tag = object() if tag is None else tag
-        if not specs:
-            return
-        self.submit(specs, tag)
-        remaining = len(specs)
-        held: list[tuple[Hashable, MatchResult]] = []
-        try:
-            for item_tag, result in self.as_completed():
-                if item_tag != tag:
-                    held.append((item_tag, result))
-                    continue
-                remaining -= 1
-                yield result
-                if remaining == 0:
-                    return
-        finally:
-            self._ready.extendleft(reversed(held))
 
     # -- arbitrary functions, rate limiting and messages
 
