@@ -42,6 +42,15 @@ class HarnessGroup(click.Group):
             raise click.ClickException(str(error)) from None
 
 
+# ---- shared option check: integers the results database stores in 64-bit columns ----------------
+
+def stored_integer(ctx: click.Context, param: click.Parameter, value: int | None) -> int | None:
+    """A seed or ply count that the results database can store (a 64-bit integer), else bad input."""
+    if value is not None and not -(2**63) <= value < 2**63:
+        raise click.BadParameter(f"{value} does not fit a 64-bit integer, as the results database stores it")
+    return value
+
+
 # ---- shared options: the results database (owner: db) -----------------------------------------
 
 def db_option(function: Any) -> Any:
@@ -111,9 +120,11 @@ def games() -> None:
 @click.argument("game")
 @click.option("--player", "player", default="greedy", show_default=True, help="Your seat's player spec.")
 @click.option("--opponent", default="gbot", show_default=True, help="The other seat's player spec.")
-@click.option("--seed", default=0, show_default=True, type=int, help="Match seed (the first, with --games).")
+@click.option("--seed", default=0, show_default=True, type=int, callback=stored_integer,
+              help="Match seed (the first, with --games).")
 @click.option("--games", default=1, show_default=True, type=click.IntRange(1), help="Matches on seeds SEED, SEED+1, ...")
-@click.option("--opening-plies", default=0, show_default=True, type=click.IntRange(0), help="Random opening plies.")
+@click.option("--opening-plies", default=0, show_default=True, type=click.IntRange(0), callback=stored_integer,
+              help="Random opening plies.")
 @click.option("--record", is_flag=True, help="Record the matches as a run (see harness runs, show, leaderboard).")
 @click.option("--run-name", default=None, metavar="NAME", help="A name for the recorded run.")
 @click.option("--show", is_flag=True, help="Print the board after every move.")
@@ -618,7 +629,8 @@ DEFAULT_MOVE_TIME = 2.0  # seconds per move in live play: the Gameboard API has 
 @click.option("--player", default="strong", show_default=True,
               help="Player spec (or tuned:<name>); strong is the game's recommended player (harness games).")
 @click.option("--games", default=1, show_default=True, type=click.IntRange(1), help="Number of live games.")
-@click.option("--seed-start", default=0, show_default=True, type=int, help="Server seed of the first game.")
+@click.option("--seed-start", default=0, show_default=True, type=int, callback=stored_integer,
+              help="Server seed of the first game.")
 @click.option("--base-url", default=None, metavar="URL", help="Server [default: https://gameboard.gg].")
 @click.option("--rate", default=0.5, show_default=True, type=click.FloatRange(min=0, min_open=True),
               help="Requests per second at most, across all workers.")
@@ -677,7 +689,8 @@ def live(game: str | None, player: str, games: int, seed_start: int, base_url: s
 @click.option("--player", default="greedy", show_default=True, help="Player spec (or tuned:<name>).")
 @click.option("--seat", type=click.Choice(["red", "black"]), default="red", show_default=True,
               help="Seat to ask for when the URL creates a match.")
-@click.option("--seed", default=0, show_default=True, type=int, help="Seeds the player's tie-breaking.")
+@click.option("--seed", default=0, show_default=True, type=int, callback=stored_integer,
+              help="Seeds the player's tie-breaking.")
 @click.option("--rate", default=2.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
               help="Requests per second at most (pollAfterMs hints come on top).")
 @click.option("--resume", "resume_id", type=int, metavar="GAME_ID",
@@ -778,9 +791,9 @@ def emulate(host: str, port: int, opponent: str, beat_ms: int, key_file: str, ma
 @click.option("--games", type=int, default=None, metavar="N",
               help="Games per player (gauntlet), per player and rung (ladder) or per pair (round-robin, "
                    "even); the cap with --sprt.")
-@click.option("--seeds", "seed_start", type=int, default=0, show_default=True, metavar="START",
+@click.option("--seeds", "seed_start", type=int, callback=stored_integer, default=0, show_default=True, metavar="START",
               help="First seed; seeds START, START+1, ... are played.")
-@click.option("--opening-plies", type=click.IntRange(0), default=0, show_default=True,
+@click.option("--opening-plies", type=click.IntRange(0), callback=stored_integer, default=0, show_default=True,
               help="Random opening plies per match (seeded).")
 @click.option("--sprt", default=None, metavar="ELO0,ELO1[,ALPHA,BETA]",
               help="Two-player comparison: stop when the pentanomial SPRT (logistic Elo) decides.")
