@@ -137,7 +137,7 @@ def test_trials_left_running_by_a_killed_driver_are_failed_and_retried(cluster: 
                       opponent=OPPONENT)
         dead.fill()
         for count, (tag, result) in enumerate(doomed.as_completed()):
-            dead.on_result(tag, result)
+            dead.on_results([(tag, result)])
             if count == 2:
                 break
     db.close()

@@ -40,6 +40,13 @@ class TaggedRuns:
     def as_completed(self) -> Iterator[tuple[Hashable, MatchResult]]:
         raise NotImplementedError
 
+    def ready(self) -> int:
+        """Results finished and waiting to be handed back: what ``as_completed`` yields without waiting.
+
+        A caller that records results can gather these and write them in one transaction.
+        """
+        return len(self._ready)
+
     def run(self, specs: Sequence[MatchSpec], tag: Hashable = None) -> Iterator[MatchResult]:
         """Play ``specs`` and yield their results as they finish (any order).
 

@@ -27,7 +27,7 @@ import os
 import re
 import socket
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import datetime, timezone
@@ -514,13 +514,33 @@ class Database:
             InvalidInput: a result holds data JSON cannot store; nothing was stored.
             DatabaseError: the write failed; nothing of it was stored.
         """
-        if not results:
-            return 0
+        return self.record_runs({run_id: results})[run_id]
+
+    def record_runs(self, results: Mapping[int, list[MatchResult]]) -> dict[int, int]:
+        """Store the results of several runs in one transaction (all or none).
+
+        Why: a tuning driver gets a finished batch's games for several trials
+        at once, and one commit per batch instead of one per game is most of
+        the driver's CPU per game.
+
+        Returns:
+            How many matches each run gained (see ``record_many``).
+
+        Raises:
+            InvalidInput / DatabaseError: as ``record_many``; nothing was stored.
+        """
+        gained = {run_id: 0 for run_id in results}
+        if not any(results.values()):
+            return gained
+        ids: dict[str, int] = {}
         with self.session(write=True) as session:
-            stored, ids = self._insert_matches(session, run_id, results)
+            for run_id, items in results.items():
+                if items:
+                    gained[run_id], used = self._insert_matches(session, run_id, items)
+                    ids.update(used)
         # only after the commit: a rolled-back transaction may have dropped new player rows
         self._player_ids.update({spec_hash(spec): player_id for spec, player_id in ids.items()})
-        return stored
+        return gained
 
     def hold(self, run_id: int, keys: list[str]) -> set[str]:
         """Let a run hold the matches already recorded under ``keys`` (by any run), without a copy.

@@ -53,6 +53,7 @@ __all__ = ["Driver", "TuneSummary", "tune", "should_start_trial", "GAMES_PER_WOR
 WAIT_S = 1.0  # how often a driver with no trial of its own looks at the others' running trials
 GAMES_PER_WORKER = 4  # games queued or running per worker below which another trial starts
 PROGRESS_EVERY_S = 0.25
+MAX_GROUP = 256  # games recorded in one transaction at most
 RUN_STATUS = {"complete": "done", "pruned": "done", "interrupted": "interrupted"}
 
 
@@ -311,31 +312,51 @@ class Driver:
 
     # -- the loop
 
-    def on_result(self, tag: Any, result: MatchResult) -> None:
-        if not (isinstance(tag, tuple) and len(tag) == 3 and tag[:2] == ("trial", self.identity)):
-            return  # a straggler of some other work on a shared pool
-        number = tag[2]
-        self.games += 1
-        self.played_s += result.duration_s
-        run = self.active.get(number)
-        if run is None:  # a match of a trial already pruned that was running when it was cancelled
-            if number in self.finished_runs:
-                self.db.record(self.finished_runs[number], result)
-            return
-        self.db.record(run.run_id, result)
-        index = self.index[result.seed]
-        if index in run.values:
-            return
-        try:
-            if not self.take(run, index, result):
-                self.advance(run)
-        except TrialTaken:
-            self.lose(run)
+    def on_results(self, items: list[tuple[Any, MatchResult]]) -> None:
+        """Record a group of finished games in one transaction, then let each count for its trial.
+
+        A game is recorded before it counts, so an interruption between the
+        two leaves a recorded game that the resumed trial takes by its key.
+        """
+        mine = [(tag[2], result) for tag, result in items
+                if isinstance(tag, tuple) and len(tag) == 3 and tag[:2] == ("trial", self.identity)]
+        # others are stragglers of some other work on a shared pool
+        by_run: dict[int, list[MatchResult]] = {}
+        for number, result in mine:
+            run = self.active.get(number)
+            run_id = run.run_id if run is not None else self.finished_runs.get(number)
+            # a match of a trial already pruned that was running when it was cancelled is still recorded
+            if run_id is not None:
+                by_run.setdefault(run_id, []).append(result)
+        self.db.record_runs(by_run)
+        for number, result in mine:
+            self.games += 1
+            self.played_s += result.duration_s
+            run = self.active.get(number)
+            if run is None:
+                continue
+            index = self.index[result.seed]
+            if index in run.values:
+                continue
+            try:
+                if not self.take(run, index, result):
+                    self.advance(run)
+            except TrialTaken:
+                self.lose(run)
 
     def play(self) -> None:
-        """Take results until this driver has no trial in flight."""
+        """Take results until this driver has no trial in flight.
+
+        The results a finished batch brings are gathered (``pool.ready()``)
+        and recorded together: one commit per batch, not per game.
+        """
+        group: list[tuple[Any, MatchResult]] = []
         for tag, result in self.pool.as_completed():
-            self.on_result(tag, result)
+            group.append((tag, result))
+            if self.pool.ready() and len(group) < MAX_GROUP:
+                continue
+            group, taken = [], group
+            self.on_results(taken)
             self.fill()
             self.progress()
             if not self.active:
