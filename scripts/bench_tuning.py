@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import tempfile
 import time
 
@@ -79,16 +80,21 @@ def warm(config, pool) -> None:
 def run(config, pool, directory: str, label: str) -> dict[str, float | int | None]:
     warm(config, pool)
     url = f"sqlite:///{directory}/{label}.db"
+    before = resource.getrusage(resource.RUSAGE_SELF)
     started = time.perf_counter()
     summary = tune(config, db_url=url, pool=pool, validate_best=False)
     wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    driver_s = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     trials = summary.trials_complete + summary.trials_pruned
     return {"games": summary.games, "seconds": round(summary.seconds, 2),
             "games_per_s": round(summary.games / summary.seconds, 2),
             "busy": None if summary.busy is None else round(summary.busy, 3),
             "max_trials_in_flight": summary.max_trials_in_flight,
             "max_games_in_flight": summary.max_games_in_flight,
-            "db_writes_per_s": round((summary.games + 6 * trials) / wall, 1)}
+            "db_writes_per_s": round((summary.games + 6 * trials) / wall, 1),
+            # the driver process's CPU (its Ray threads included); in-process it includes the matches
+            "driver_cpu_ms_per_game": round(1000 * driver_s / max(1, summary.games), 2)}
 
 
 def main() -> None:

@@ -122,7 +122,7 @@ class Pool(TaggedRuns):
     GROW_EVERY_S = 5.0  # how often a pool of every CPU looks for nodes that joined
 
     def __init__(self, workers: int | None = None, address: str | None = None, *,
-                 target_batch_s: float = 0.05, max_batch: int = 256, max_attempts: int = 3,
+                 target_batch_s: float = 0.2, max_batch: int = 256, max_attempts: int = 3,
                  start_timeout_s: float = 120.0,
                  on_resize: Callable[[int, int], None] | None = announce_resize) -> None:
         if workers is not None and workers < 1:
