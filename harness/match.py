@@ -5,21 +5,28 @@ the configured Chinese chess seat); the opponent in the other. A player that
 fails (an external engine that crashes, times out or answers garbage, or an
 illegal action) loses the match with reason ``player_error``; an opponent that
 fails loses it for its side with reason ``opponent_error``. Nothing else fails.
+
+``MatchResult`` and the key's format live in ``harness.results`` (plain values
+the database shares without importing this module), the replay of a recorded
+action list in ``harness.replay``; both are re-exported here, where callers
+have always found them.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import time
-from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from harness.envs import LocalEnv
 from harness.errors import IllegalAction, OpponentError, PlayerError
-from harness.games import Action, load as load_game
+from harness.games import load as load_game
+from harness.replay import replay_lines
+from harness.results import MatchResult, canonical_match_key
 from players import load as load_player
+
+__all__ = ["MatchResult", "MatchSpec", "build_result", "canonical_match_key", "match_key", "play_match",
+           "replay_lines"]
 
 
 @dataclass(frozen=True)
@@ -39,40 +46,14 @@ class MatchSpec:
 
 
 def match_key(spec: MatchSpec) -> str:
-    """A short stable hash of the canonical spec, unique per distinct match in a run."""
-    game = load_game(spec.game).spec
-    text = json.dumps([game, load_player(spec.player).spec, load_player(spec.opponent).spec,
-                       spec.seed, spec.opening_plies], separators=(",", ":"))
-    return hashlib.sha256(text.encode()).hexdigest()[:24]
+    """A short stable hash of the canonical spec, unique per distinct match in a run.
 
-
-@dataclass(frozen=True)
-class MatchResult:
-    """The record of one finished match, from the player's (user's) seat."""
-
-    game: str
-    player: str
-    opponent: str
-    seed: int
-    outcome: str
-    reason: str
-    score: float
-    counters: dict[str, int]
-    actions: list[Action]
-    plies: int
-    duration_s: float
-    player_s: float
-    opponent_s: float
-    key: str
-    opening_plies: int = 0
-    source: str = "local"
-    server_score: float | None = None
-    error: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain JSON-able data."""
-        return asdict(self)
+    Every spelling of the same match (``totality:easy``, ``totality:level=easy``)
+    gives the same key: the specs are canonicalised first, then hashed by
+    ``harness.results.canonical_match_key``.
+    """
+    return canonical_match_key(load_game(spec.game).spec, load_player(spec.player).spec,
+                               load_player(spec.opponent).spec, spec.seed, spec.opening_plies)
 
 
 def build_result(rules: Any, state: Any, *, player: str, opponent: str, seed: int, actions: Any,
@@ -134,19 +115,3 @@ def play_match(spec: MatchSpec) -> MatchResult:
                         actions=env.actions, outcome=outcome, started=started, player_s=player_s,
                         opponent_s=env.opponent_seconds, key=match_key(spec), error=error, counters=counters,
                         opening_plies=spec.opening_plies)
-
-
-def replay_lines(result: MatchResult) -> Iterator[str]:
-    """A played match move by move: the start board, then each ply and the board after it.
-
-    Raises:
-        IllegalAction: a recorded action is not legal (the engine changed since).
-    """
-    rules = load_game(result.game)
-    state = rules.initial_state()
-    yield rules.render(state)
-    for number, action in enumerate(result.actions, 1):
-        who = "player" if rules.to_move(state) == rules.user_side else "opponent"
-        state = rules.apply(state, action)
-        yield f"ply {number} ({who}): {json.dumps(action)}"
-        yield rules.render(state)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from harness.db.queries import check_run_game
 from harness.db.records import MatchRecord
 from harness.db.specs import explicit_game
-from harness.match import replay_lines
+from harness.replay import replay_lines
 
 if TYPE_CHECKING:
     from harness.db.database import Database

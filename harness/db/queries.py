@@ -18,7 +18,7 @@ from sqlalchemy import case, func, select
 
 from harness.db.models import MatchRow, NamedPlayerRow, PlayerRow, RunMatchRow
 from harness.db.records import RANKINGS, LeaderboardRow
-from harness.db.specs import canonical_game, game_condition, game_parts, spec_hash
+from harness.db.specs import canonical_game, game_condition, game_parts, player_spec_surface, spec_hash
 from harness.errors import InvalidInput
 from harness.games import load as load_game
 from harness.ratings import Ratings, bounded_interval_from_moments, rate_matches
@@ -38,8 +38,8 @@ def canonical_player(database: Database, spec: str) -> str:
     """
     spec = database.resolve_spec(spec, allow_engines=True)  # only read, never run
     try:
-        from players import load
-        return load(spec).spec
+        canonical, _ = player_spec_surface()
+        return canonical(spec)
     except ImportError:  # a kind whose module is not installed: compare the text as given
         return spec
 

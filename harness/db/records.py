@@ -6,7 +6,7 @@ from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Any
 
-from harness.match import MatchResult
+from harness.results import MatchResult
 
 RUN_KINDS = ("tournament", "study", "live", "play")
 RUN_STATUSES = ("running", "done", "interrupted", "failed")
