@@ -80,12 +80,12 @@ class LocalEnv:
         Raises:
             IllegalAction: the action is not legal; the state is unchanged.
             OpponentError: the opponent's player failed or replied illegally.
-            ValueError: the game is over.
+            IllegalAction: the game is over, or it is not the user's turn.
         """
         if self.rules.is_terminal(self.state):
-            raise ValueError("the game is over; call reset() to start another")
+            raise IllegalAction("the game is over; call reset() to start another")
         if self.rules.to_move(self.state) != self.rules.user_side:
-            raise ValueError("it is not the user's turn")
+            raise IllegalAction("it is not the user's turn")
         legal = self.rules.legal_actions(self.state)
         if action not in legal:
             raise IllegalAction(f"{action!r} is not legal here; legal actions: "

@@ -10,6 +10,16 @@ missing directory, a full disk) are translated once, at the boundary of the
 module that owns the library or the resource, with ``raise ... from``; what
 still escapes is one line and exit code 1 from the CLI's last-resort handler.
 
+No module of the package raises a bare builtin exception (``ValueError``,
+``RuntimeError``, ``KeyError`` ...) toward its callers: ``tests/test_errors.py``
+fails on a new one. A builtin raised and caught inside the same function is
+control flow, not an error, and stays allowed; so do ``NotImplementedError``
+(an abstract method), ``AssertionError`` (a contract suite's finding),
+``AttributeError`` from a module's ``__getattr__`` and ``KeyboardInterrupt``
+(SIGTERM stopping a command like Ctrl-C). The Rules protocol's ``apply``
+raising ``ValueError`` for an illegal action is kept by ``IllegalAction``,
+which is one. docs/errors.md documents the tree for users.
+
 ::
 
     HarnessError
@@ -17,7 +27,7 @@ still escapes is one line and exit code 1 from the CLI's last-resort handler.
     │   ├── UnknownGame                   a game name or game config not in the registry
     │   ├── SpecError                     a player spec: unknown kind, parameter or weight
     │   ├── IllegalAction                 an action not legal in the given state
-    │   ├── NotationError                 a FEN or state text that cannot be read
+    │   ├── NotationError                 a FEN, state or move text that cannot be read
     │   ├── StudyFileError                a study file: names the file, the key, the choices
     │   └── UnusableResource              a port in use, a missing or unwritable output directory
     ├── PlayerError                       a player failed to produce a move (external engine)
@@ -54,7 +64,7 @@ class IllegalAction(InvalidInput):
 
 
 class NotationError(InvalidInput):
-    """A position text (FEN or serialized state) that cannot be read."""
+    """A position or move text (FEN, serialized state, an engine's move) that cannot be read."""
 
 
 class StudyFileError(InvalidInput):

@@ -100,6 +100,8 @@ class SprtConfig:
                 raise InvalidInput(f"SPRT {name} must be between 0 and 0.5, got {value:g}")
         if self.model not in MODELS:
             raise InvalidInput(f"unknown Elo model {self.model!r}; valid models: {', '.join(MODELS)}")
+        # A hypothesis no games can meet (an expected score of 0 or 1) fails now, before any game.
+        llr(Pentanomial((1, 1, 1, 1, 1)), self.elo0, self.elo1, self.model)
 
     @classmethod
     def parse(cls, text: str, model: str = "logistic") -> SprtConfig:
@@ -173,7 +175,8 @@ def _secular_root(pdf: list[tuple[float, float]]) -> float:
     low_d = min(d for d, _ in pdf)
     high_d = max(d for d, _ in pdf)
     if not low_d < 0.0 < high_d:
-        raise ValueError("the constraint is outside the support of the distribution")
+        raise InvalidInput("an SPRT hypothesis asks for a mean pair score outside 0..1, which no games can give; "
+                           "choose elo0 and elo1 nearer 0 (e.g. --sprt 0,10)")
     low, high = -1.0 / high_d, -1.0 / low_d
     for _ in range(200):
         middle = (low + high) / 2.0

@@ -49,7 +49,7 @@ import re
 import time
 from typing import Any
 
-from harness.errors import PlayerError, SpecError
+from harness.errors import NotationError, PlayerError, SpecError
 from harness.games import Action, Rules, State
 from players.base import Limits, Param, Player, at_shutdown, format_value
 from players.process import EngineProcess, split_command
@@ -77,16 +77,16 @@ def move_to_action(move: str, first_rank: int) -> Action:
     """The action of a UCI move text; the inverse of ``action_to_move``.
 
     Raises:
-        ValueError: not a move on the 9x10 board in this rank numbering.
+        NotationError: not a move on the 9x10 board in this rank numbering.
     """
     found = _MOVE.match(move)
     if found is None:
-        raise ValueError(f"{move!r} is not a move of the form <file a-i><rank><file><rank>")
+        raise NotationError(f"{move!r} is not a move of the form <file a-i><rank><file><rank>")
     points = []
     for file, rank in (found.group(1, 2), found.group(3, 4)):
         row = ROWS - 1 - (int(rank) - first_rank)
         if not 0 <= row < ROWS:
-            raise ValueError(f"{move!r} has rank {rank}, outside {first_rank}-{first_rank + ROWS - 1}")
+            raise NotationError(f"{move!r} has rank {rank}, outside {first_rank}-{first_rank + ROWS - 1}")
         points.append([row, COLUMNS.index(file)])
     return {"from": points[0], "to": points[1]}
 

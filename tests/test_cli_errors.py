@@ -174,3 +174,14 @@ def test_an_unreachable_ray_head_is_one_line_before_anything_is_written(command,
     with open_database(url) as db:
         assert db.runs() == []
     assert "studies" not in stored_tables(url)  # no study was created either
+
+
+def test_an_sprt_hypothesis_no_games_can_meet_is_bad_input_before_any_run(capsys, tmp_path):
+    url = f"sqlite:///{tmp_path / 'h.db'}"
+    code, _, err = run(capsys, "tournament", "totality", "--player", "random", "--opponent", "random",
+                       "--games", "2", "--sprt", "0,1000000", "--db", url)
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
+    assert "outside 0..1" in err and "--sprt 0,10" in err
+    from harness.db import open_database
+    with open_database(url) as db:
+        assert db.runs() == []

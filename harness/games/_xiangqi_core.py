@@ -27,6 +27,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from harness.errors import NotationError
+
 WIDTH = 11
 NSQ = 16 * WIDTH
 OFF = 32
@@ -511,11 +513,11 @@ def load_position(cells: np.ndarray, side: int) -> tuple[np.ndarray, np.ndarray,
     """A compiled position from 90 piece codes and the side to move.
 
     Raises:
-        ValueError: the position cannot be held (see ``setup``).
+        NotationError: the position cannot be held (see ``setup``).
     """
     position = new_position()
     if not setup(cells, side, *position):
-        raise ValueError("a position needs one general per side inside its palace and at most 16 pieces a side")
+        raise NotationError("a position needs one general per side inside its palace and at most 16 pieces a side")
     return position
 
 

@@ -36,7 +36,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.errors import IllegalAction, NotationError
+from harness.errors import IllegalAction, NotationError, UnknownGame
 from harness.games import Action, Outcome, canonical_spec
 from harness.games import _totality_kernels as kernels
 
@@ -88,7 +88,7 @@ class TotalityRules:
 
     def __init__(self, level: str = "wise") -> None:
         if level not in LEVEL_FACTORS:
-            raise ValueError(f"unknown Totality level {level!r}; valid levels: wise, easy")
+            raise UnknownGame(f"unknown Totality level {level!r}; valid levels: wise, easy")
         self.level = level
         self.config: dict[str, Any] = {"level": level}
 

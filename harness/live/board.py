@@ -7,6 +7,8 @@ standard FEN uses the same orientation (its first rank is black's back rank).
 
 from __future__ import annotations
 
+from harness.errors import NotationError
+
 # FEN letters of the local engine -> the platform's marks (State section).
 RED_MARKS = {"K": "帥", "A": "仕", "B": "相", "E": "相", "N": "馬", "H": "馬", "R": "車", "C": "炮", "P": "兵"}
 BLACK_MARKS = {"k": "將", "a": "士", "b": "象", "e": "象", "n": "馬", "h": "馬", "r": "車", "c": "砲", "p": "卒"}
@@ -25,7 +27,7 @@ def fen_board(fen: str) -> list[dict[str, str]]:
             elif char in BLACK_MARKS:
                 squares.append({"mark": BLACK_MARKS[char], "side": "black"})
             else:
-                raise ValueError(f"unknown FEN piece {char!r} in {fen!r}")
+                raise NotationError(f"unknown FEN piece {char!r} in {fen!r}")
     if len(squares) != 90:
-        raise ValueError(f"a FEN placement of {len(squares)} squares, not 90: {fen!r}")
+        raise NotationError(f"a FEN placement of {len(squares)} squares, not 90: {fen!r}")
     return squares

@@ -31,6 +31,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
+from harness.errors import NotationError
 from harness.games import Rules, State
 from harness.live.board import fen_board
 
@@ -84,7 +85,7 @@ def local_cells(rules: Rules, state: State) -> list[str]:
         return cells
     board = data.get("board")
     if not isinstance(board, str) or len(board) != BOARD_CELLS[rules.name]:
-        raise ValueError(f"no board of {BOARD_CELLS[rules.name]} squares in {rules.name}'s state JSON")
+        raise NotationError(f"no board of {BOARD_CELLS[rules.name]} squares in {rules.name}'s state JSON")
     return ["" if cell == "-" else cell for cell in board]
 
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from harness.envs import Observation
-from harness.errors import IllegalAction, InvalidInput, LiveError, ProtocolError
+from harness.errors import IllegalAction, InvalidInput, LiveError, ProtocolError, TrackingError
 from harness.games import Action, Rules, load as load_game
 from harness.live.environment import GameboardEnv
 from harness.live.gameboard import DEFAULT_BASE_URL, SLUGS, GameboardClient, ServerReply
@@ -212,7 +212,8 @@ class LiveGame:
             return choose_over_candidates(self.player, self.rules, self.tracker.candidates, limits,
                                           allowed=allowed or None, rng=self.rng,
                                           fields=self.tracker.fields or None)
-        except ValueError as error:  # no tracked position and nothing listed: nothing can be sent
+        except (TrackingError, ValueError) as error:  # no tracked position and nothing listed, or a player
+            # asked to move in a finished candidate: nothing can be sent
             raise ProtocolError(f"nothing to play at step {len(self.transcript['steps'])}: {error}",
                                 server_state=self.reply.state) from error
         finally:

@@ -42,6 +42,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Sequence
 
+from harness.errors import TrackingError
 from harness.games import Action, Rules, State
 from harness.live.observation import LayoutLearner
 
@@ -310,7 +311,7 @@ def choose_over_candidates(player: Any, rules: Rules, candidates: list[Candidate
     allowed_keys = None if allowed is None else {action_key(a, fields): a for a in allowed}
     if not candidates:
         if not allowed_keys:
-            raise ValueError("no candidate and no allowed action to choose from")
+            raise TrackingError("no candidate and no allowed action to choose from")
         return allowed_keys[rng.choice(sorted(allowed_keys))]
     chosen = candidates if len(candidates) <= max_evaluated else rng.sample(candidates, max_evaluated)
     if len(chosen) > 1 and limits is not None and getattr(limits, "time", None):
@@ -334,5 +335,5 @@ def choose_over_candidates(player: Any, rules: Rules, candidates: list[Candidate
             if allowed_keys is None or action_key(action, fields) in allowed_keys:
                 return action
     if not allowed_keys:
-        raise ValueError("no action is legal in the candidates")
+        raise TrackingError("no action is legal in the candidates")
     return allowed_keys[rng.choice(sorted(allowed_keys))]

@@ -33,6 +33,7 @@ import time
 import numpy as np
 from numba import njit
 
+from harness.errors import IllegalAction
 from harness.games import Rules, State
 from harness.games import _ravenward_core as core
 from harness.games.ravenward import decode, to_array
@@ -782,10 +783,10 @@ def search(rules: Rules, state: State, weights: np.ndarray, *, depth: int | None
         last finished iteration and the nodes searched.
 
     Raises:
-        ValueError: the game is over.
+        IllegalAction: the game is over.
     """
     if rules.is_terminal(state):
-        raise ValueError("the game is over: there is nothing to search")
+        raise IllegalAction("the game is over: there is nothing to search")
     st = to_array(state)
     buffer = np.empty(core.MAX_MOVES, dtype=np.int64)
     count = core.generate(st, buffer)

@@ -39,7 +39,7 @@ import time
 import numpy as np
 from numba import njit
 
-from harness.errors import IllegalAction
+from harness.errors import IllegalAction, InvalidInput
 from harness.games import Action, Rules, State
 from harness.games._totality_kernels import (
     NOT_COL_0, NOT_COL_7, ONE, S1, S8, ZERO, flips, lowest_bit, monotonic_ns, moves, popcount, random_playout,
@@ -476,7 +476,7 @@ def search(rules: Rules, state: State, weights: np.ndarray, *, depth: int | None
     random.Random(seed).shuffle(root)
     weights = np.ascontiguousarray(weights, dtype=np.float64)
     if weights.shape != (FEATURE_COUNT,):
-        raise ValueError(f"Totality weights are {FEATURE_COUNT} floats in FEATURES order, got shape {weights.shape}")
+        raise InvalidInput(f"Totality weights are {FEATURE_COUNT} floats in FEATURES order, got shape {weights.shape}")
     table = _Table(_table_bits(depth, nodes, deadline))
     node_limit = int(nodes) if nodes else 0
     when = int(deadline * 1e9) if deadline is not None else 0  # time.monotonic_ns() scale

@@ -10,10 +10,11 @@ from alembic import context
 
 from harness.db.models import Base
 from harness.db.schema import VERSION_TABLE, include_object
+from harness.errors import DatabaseError
 
 connection = context.config.attributes.get("connection")
 if connection is None:
-    raise RuntimeError("run the harness's migrations through harness.db (harness db upgrade)")
+    raise DatabaseError("run the harness's migrations through harness.db (harness db upgrade)")
 
 context.configure(
     connection=connection,
