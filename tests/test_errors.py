@@ -107,3 +107,12 @@ def test_every_error_class_is_in_the_tree_and_bad_input_is_a_value_error() -> No
         if issubclass(error, errors.InvalidInput):
             assert issubclass(error, ValueError)
     assert issubclass(errors.IllegalAction, ValueError), "Rules.apply raises ValueError for an illegal action"
+
+
+def test_docs_errors_draws_every_class_of_the_tree() -> None:
+    page = (ROOT / "docs" / "errors.md").read_text()
+    tree = next(block for block in page.split("```") if block.lstrip("\n").startswith("HarnessError"))
+    drawn = {line.lstrip("│├└─ ").split()[0] for line in tree.strip().splitlines()}
+    classes = {name for name, value in vars(errors).items()
+               if isinstance(value, type) and issubclass(value, errors.HarnessError)}
+    assert drawn == classes
