@@ -11,24 +11,14 @@ Optuna's search space is just a dict of weights.
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
 from types import ModuleType
 
 import numpy as np
 
 from harness.errors import SpecError, UnknownGame
+from harness.games.kit import Feature
 
-
-@dataclass(frozen=True)
-class Feature:
-    """One named evaluation weight: its default and the range tuning searches."""
-
-    name: str
-    default: float
-    low: float
-    high: float
-    doc: str
-    log: bool = False
+__all__ = ["Feature", "module", "features", "feature_names", "defaults", "weight_vector"]
 
 
 def module(game: str) -> ModuleType:

@@ -15,21 +15,12 @@ fast path and returns the chosen action in the public action JSON.
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
 from types import ModuleType
 
 from harness.errors import UnknownGame
-from harness.games import Action
+from harness.games.kit import SearchResult
 
-
-@dataclass(frozen=True)
-class SearchResult:
-    """What one search decided and what it cost."""
-
-    action: Action
-    value: float
-    depth: int
-    nodes: int
+__all__ = ["SearchResult", "module", "available"]
 
 
 def module(game: str) -> ModuleType:
