@@ -25,7 +25,7 @@ def module(game: str) -> ModuleType:
     """The features module of a game (``game`` may be a game spec)."""
     name = game.partition(":")[0]
     try:
-        return importlib.import_module(f"players.features.{name}")
+        return importlib.import_module(f"harness.games.{name}.features")
     except ModuleNotFoundError:
         raise UnknownGame(f"no evaluation features for game {name!r}") from None
 

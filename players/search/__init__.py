@@ -27,9 +27,9 @@ def module(game: str) -> ModuleType:
     """The compiled search module of a game."""
     name = game.partition(":")[0]
     try:
-        return importlib.import_module(f"players.search.{name}")
+        return importlib.import_module(f"harness.games.{name}.search")
     except ModuleNotFoundError as error:
-        if error.name != f"players.search.{name}":
+        if error.name != f"harness.games.{name}.search":
             raise
         raise UnknownGame(f"no search for game {name!r}") from None
 

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from harness.games import load
-from harness.games import _xiangqi_core as core
+from harness.games.xiangqi import _core as core
 
 CAP = 240
 
@@ -109,7 +109,7 @@ def movegen(seconds: float) -> dict[str, float]:
 
 def search_speed(seconds: float) -> dict[str, float]:
     from players.features import weight_vector
-    from players.search.xiangqi import search
+    from harness.games.xiangqi.search import search
     rules, weights = load("xiangqi"), weight_vector("xiangqi")
     rng = random.Random(7)
     states = []

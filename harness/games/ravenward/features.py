@@ -17,7 +17,7 @@ weight vector by the index of each feature in ``FEATURES``.
 from __future__ import annotations
 
 from harness.games import Rules, State
-from players.features import Feature
+from harness.games.kit import Feature
 
 FEATURES: dict[str, Feature] = {f.name: f for f in (
     Feature("king_corner_distance", -4.0, -15.0, 0.0,

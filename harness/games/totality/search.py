@@ -41,10 +41,10 @@ from numba import njit
 
 from harness.errors import IllegalAction
 from harness.games import Action, Rules, State
-from harness.games._totality_kernels import (
+from harness.games.totality._kernels import (
     NOT_COL_0, NOT_COL_7, ONE, S1, S8, ZERO, flips, lowest_bit, monotonic_ns, moves, popcount, random_playout,
 )
-from players.search import SearchResult
+from harness.games.kit import SearchResult
 
 PASS_MOVE = 64
 DECIDED = 1.0e6

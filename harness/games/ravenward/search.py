@@ -34,10 +34,10 @@ import numpy as np
 from numba import njit
 
 from harness.games import Rules, State
-from harness.games import _ravenward_core as core
+from harness.games.ravenward import _core as core
 from harness.games.ravenward import decode, to_array
-from players.features.ravenward import FEATURES, INDEX
-from players.search import SearchResult
+from harness.games.ravenward.features import FEATURES, INDEX
+from harness.games.kit import SearchResult
 
 # The stand-in searches five plies at the evaluation the project had when it was made: the
 # features added since (the corner paths, the King's shields) are off, so ``gbot`` keeps its meaning.

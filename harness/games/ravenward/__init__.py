@@ -50,7 +50,7 @@ import numpy as np
 
 from harness.errors import IllegalAction, NotationError
 from harness.games import Action, Outcome
-from harness.games import _ravenward_core as core
+from harness.games.ravenward import _core as core
 
 START_CELLS: tuple[int, ...] = tuple(int(c) for c in core.START_CELLS)
 DEFENDER_PIECES = range(1, core.FIRST_RAVEN)

@@ -23,13 +23,13 @@ from numba import njit
 
 from harness.errors import IllegalAction
 from harness.games import Rules, State
-from harness.games import _xiangqi_core as core
-from harness.games._xiangqi_core import (ADVISOR, CANNON, CHARIOT, ELEPHANT, GENERAL, HASH, HORSE,
+from harness.games.xiangqi import _core as core
+from harness.games.xiangqi._core import (ADVISOR, CANNON, CHARIOT, ELEPHANT, GENERAL, HASH, HORSE,
                                          INDEX_OF_SQUARE, MAX_MOVES, NSQ, OWN_HALF, SIDE, SOLDIER, generate,
                                          generate_legal, is_attacked, make, make_legal, unmake)
 from harness.games.xiangqi import MOVE_LIMIT
-from players.features.xiangqi import FEATURES
-from players.search import SearchResult
+from harness.games.xiangqi.features import FEATURES
+from harness.games.kit import SearchResult
 
 _MATERIAL = {"soldier_advance": 0.0, "piece_square": 0.0, "mobility": 0.0, "general_safety": 0.0}
 

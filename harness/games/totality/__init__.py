@@ -38,7 +38,7 @@ from typing import Any
 
 from harness.errors import IllegalAction, NotationError
 from harness.games import Action, Outcome, canonical_spec
-from harness.games import _totality_kernels as kernels
+from harness.games.totality import _kernels as kernels
 
 SUN, MOON = 0, 1
 SIDE_NAMES = ("Sun", "Moon")
