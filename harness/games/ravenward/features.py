@@ -17,7 +17,7 @@ weight vector by the index of each feature in ``FEATURES``.
 from __future__ import annotations
 
 from harness.games import Rules, State
-from harness.games.kit import Feature
+from harness.games.gamekit import Feature, feature_index
 
 FEATURES: dict[str, Feature] = {f.name: f for f in (
     Feature("king_corner_distance", -4.0, -15.0, 0.0,
@@ -66,7 +66,7 @@ FEATURES: dict[str, Feature] = {f.name: f for f in (
 )}
 
 # Weight-vector indices, in FEATURES order; the compiled evaluation reads them.
-INDEX = {name: i for i, name in enumerate(FEATURES)}
+INDEX = feature_index(FEATURES)
 
 DEFENDER_VALUE = 10.0
 RAVEN_VALUE = 5.0

@@ -37,7 +37,7 @@ from harness.games import Rules, State
 from harness.games.ravenward import _core as core
 from harness.games.ravenward import decode, to_array
 from harness.games.ravenward.features import FEATURES, INDEX
-from harness.games.kit import SearchResult
+from harness.games.gamekit import SearchResult
 
 # The stand-in searches five plies at the evaluation the project had when it was made: the
 # features added since (the corner paths, the King's shields) are off, so ``gbot`` keeps its meaning.

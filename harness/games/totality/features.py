@@ -27,7 +27,7 @@ search takes (``players.features.weight_vector``).
 from __future__ import annotations
 
 from harness.games import Rules, State
-from harness.games.kit import Feature
+from harness.games.gamekit import Feature
 
 FEATURES: dict[str, Feature] = {f.name: f for f in [
     Feature("mobility", 10.0, 0.0, 30.0,

@@ -9,7 +9,7 @@ the general has no material value because losing it ends the game.
 from __future__ import annotations
 
 from harness.games import Rules, State
-from harness.games.kit import Feature
+from harness.games.gamekit import Feature
 
 FEATURES: dict[str, Feature] = {f.name: f for f in (
     Feature("advisor", 2.0, 0.5, 4.0, "value of an advisor"),
