@@ -18,6 +18,8 @@ class RavenwardKit:
     # The evaluation is in score points (a defender is 10): 20 of them make one logistic unit.
     eval_scale = 20.0
     board_shape = (7, 7)
+    # The alpha-beta settings of ``strong`` (about one second a move; docs/players.md, Strength).
+    strong = {"depth": 64, "nodes": 1_500_000}
     gameboard_slug = "ravenward"
 
     def make_rules(self, **config: Any) -> Rules:

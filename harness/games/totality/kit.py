@@ -18,6 +18,8 @@ class TotalityKit:
     # The evaluation is in square values (a corner is 100): 50 of them make one logistic unit.
     eval_scale = 50.0
     board_shape = (8, 8)
+    # The alpha-beta settings of ``strong`` (about one second a move; docs/players.md, Strength).
+    strong = {"depth": 60, "nodes": 5_000_000}
     gameboard_slug = "totality"
 
     def make_rules(self, **config: Any) -> Rules:

@@ -18,6 +18,8 @@ class XiangqiKit:
     # The evaluation is in pawns: one and a half of them make one logistic unit.
     eval_scale = 1.5
     board_shape = (10, 9)
+    # The alpha-beta settings of ``strong`` (about one second a move; docs/players.md, Strength).
+    strong = {"depth": 60, "nodes": 800_000}
     gameboard_slug = None  # played on the seat platform (harness arena), not the stateless loop
 
     def make_rules(self, **config: Any) -> Rules:
