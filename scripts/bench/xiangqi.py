@@ -10,7 +10,7 @@ Every figure is measured in the same run on the same machine:
   published 133312995, when the time allows, else depth 4).
 * ``movegen_per_s``: legal-move generations per second over positions from
   random games.
-* ``search_nodes_per_s``: the alpha-beta of ``players.search.xiangqi`` at
+* ``search_nodes_per_s``: the alpha-beta of ``harness.games.xiangqi.search`` at
   depth 5 over twelve seeded middlegame positions (``search_nodes_per_cpu_s``
   by process time, which other load on the machine does not dilute).
 * ``cchess_playouts_per_s`` and ``pyffish_playouts_per_s``: the same random

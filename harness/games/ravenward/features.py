@@ -10,7 +10,7 @@ the King's shortest free paths (in moves, through empty squares) to each
 corner and count the ravens that can block them. The search negates the value
 for the ravens (who want the King's score low).
 
-The compiled evaluation lives in ``players.search.ravenward`` and reads the
+The compiled evaluation lives in ``harness.games.ravenward.search`` and reads the
 weight vector by the index of each feature in ``FEATURES``.
 """
 

@@ -14,7 +14,7 @@ its score less 40 plus the ``draw_contempt`` weight, a loss -1000 plus its
 score, so every win beats every draw and every draw every loss, the King's
 side prefers the better-paying win (faster, more defenders, more ravens
 taken) and the ravens the lowest King's score. Open positions are valued by
-the weighted features of ``players.features.ravenward``.
+the weighted features of ``harness.games.ravenward.features``.
 
 Ties between equally valued root moves are broken by the seed: the root
 moves are shuffled with it before the (stable) ordering, and the first of

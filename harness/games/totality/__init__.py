@@ -27,7 +27,7 @@ Readings of the rules text (``rules/totality.md``) where it leaves a choice:
 States are immutable values holding the two bitboards (bit ``row * 8 + col``)
 plus the side to move, the ply and the number of passes so far; they also
 carry the mover's legal placements, computed once by the compiled kernels in
-``harness.games._totality_kernels``, which are the engine's fast path.
+``harness.games.totality._kernels``, which are the engine's fast path.
 """
 
 from __future__ import annotations

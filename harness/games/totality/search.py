@@ -8,7 +8,7 @@ One compiled negamax serves two purposes:
   never return a wrong value), move ordering by the table's best move, then
   fastest-first (fewest replies) at depth >= 3, then history and a static
   square order; leaves scored by the weighted features of
-  ``players.features.totality``;
+  ``harness.games.totality.features``;
 - the endgame solver: when at most ``endgame`` cells are empty at the root,
   the same negamax runs to the end of the game with no evaluation at all, so
   its result is exact.

@@ -1,6 +1,6 @@
 """Evaluation features of Chinese chess: named weights in pawns, with defaults and tuning ranges.
 
-The compiled evaluation (``players.search.xiangqi``) reads them as one float64
+The compiled evaluation (``harness.games.xiangqi.search``) reads them as one float64
 vector in this order. Piece values are the common textbook ones (chariot 9,
 cannon 4.5, horse 4, advisor and elephant 2, soldier 1, a crossed soldier 2);
 the general has no material value because losing it ends the game.
