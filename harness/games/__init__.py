@@ -10,6 +10,13 @@ that differ from their defaults, sorted.
 Rules know sides, not seats: side 0 moves first (the King's side, the Sun,
 red) and side 1 second. ``user_side`` is the side the harness plays for the
 user; ``outcome`` and ``score`` are always from that side.
+
+Each game is one package, ``harness/games/<name>/``, declared once by its kit
+(``harness.games.gamekit.GameKit``, ``KIT`` in the package's ``kit.py``).
+``REGISTRY`` below is the one place the games are registered: each entry
+(``GameInfo``) names the game's options and its kit module, which
+``kit(name)`` imports on first use. ``register`` adds a game at run time
+(the tests' own tic-tac-toe); pools register such games on their workers.
 """
 
 from __future__ import annotations
