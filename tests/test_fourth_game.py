@@ -75,3 +75,11 @@ def test_a_tiny_study_tunes_the_test_games_weights_and_saves_the_tuned_player(po
     with open_database(url) as db:
         tuned = db.resolve_spec("tuned:tictactoe-tiny")
     assert load_player(tuned, "tictactoe").spec == summary.validation.tuned_spec
+
+
+def test_the_web_replay_of_a_game_without_a_drawer_shows_its_text_board(test_game):
+    from harness.web.boards import replay_frames
+    frames = replay_frames("tictactoe", [{"type": "place", "cell": 4}, {"type": "place", "cell": 0}])
+    assert [frame["by"] for frame in frames] == ["", "player", "opponent"]
+    assert frames[-1]["svg"].startswith("<svg") and ">O..</text>" in frames[-1]["svg"]
+    assert ">.X.</text>" in frames[-1]["svg"]
