@@ -2,17 +2,24 @@
 
 They play seeded random games through the public protocol and check the
 invariants the rest of the harness relies on. Each raises ``AssertionError``
-with the game, seed and ply that broke the contract.
+with the game, seed and ply that broke the contract. ``configurations`` lists
+every seat and option of a registered game, so a suite parametrised over
+``harness.games.names()`` checks a new game by its registration alone:
+``check_rules``, ``check_env`` and ``check_player`` per configuration,
+``check_search`` per configuration, ``check_kit`` per game.
 """
 
 from __future__ import annotations
 
 import copy
+import itertools
 import json
+import math
 import random
 
 from harness.envs import Environment
-from harness.games import RESULTS, Rules
+from harness.games import RESULTS, REGISTRY, GameInfo, Rules, kit, load
+from harness.games.gamekit import GameKit, SearchResult
 from players import Player
 
 
@@ -121,3 +128,95 @@ def check_env(env: Environment, seeds: range = range(3), player: Player | None =
             observation = env.step(action)
         assert observation.done and observation.outcome is not None
         assert observation.score == rules.score(observation.state)
+
+
+def configurations(game: str | GameInfo) -> list[str]:
+    """Every configuration of a game (each seat and option value) as a canonical game spec, defaults first."""
+    info = game if isinstance(game, GameInfo) else REGISTRY[game]
+    keys = list(info.options)
+    specs = []
+    for values in itertools.product(*(info.options[key] for key in keys)):
+        extra = [f"{key}={value}" for key, value, default in zip(keys, values, info.defaults().values())
+                 if value != default]
+        specs.append(info.name + (":" + ",".join(sorted(extra)) if extra else ""))
+    return specs
+
+
+def check_kit(name: str, positions: int = 6, seed: int = 0) -> None:
+    """The game's declared surface is whole and consistent.
+
+    The kit is the registry's for ``name`` and a ``GameKit``; its features are
+    named as their keys, with ``low <= default <= high``; the stand-in levels
+    and ladder evaluations name only features; material is a balance (one
+    side's is the other's negated); the board reading gives one kind per
+    square, the same for the same position and different for different ones.
+    """
+    declared = kit(name)
+    assert isinstance(declared, GameKit), f"{name}: the kit lacks part of the GameKit protocol"
+    assert declared.name == name, f"{name}: the kit declares {declared.name!r}"
+    assert declared.features, f"{name}: no evaluation features"
+    for key, feature in declared.features.items():
+        assert key == feature.name, f"{name}: feature {feature.name!r} filed as {key!r}"
+        assert feature.low <= feature.default <= feature.high, f"{name}: {key}'s default is outside its range"
+        assert feature.low < feature.high, f"{name}: {key} has an empty range"
+    assert declared.eval_scale > 0, f"{name}: eval_scale must be positive"
+    if declared.strong is not None:
+        assert set(declared.strong) == {"depth", "nodes"}, f"{name}: strong takes depth and nodes"
+    search = declared.search
+    assert search.GBOT, f"{name}: no G-Bot stand-in level"
+    assert {"material", "default"} <= set(search.GBOT_EVALS), f"{name}: the ladder needs material and default"
+    for level, settings in search.GBOT.items():
+        assert int(settings["depth"]) >= 1, f"{name}: stand-in level {level} has no depth"
+        assert set(settings.get("weights", {})) <= set(declared.features), f"{name}: level {level}'s weights"
+    for evaluation, weights in search.GBOT_EVALS.items():
+        assert set(weights) <= set(declared.features), f"{name}: ladder eval {evaluation} names no feature"
+    rules = load(name)
+    seen: dict[str, tuple[str, ...]] = {}
+    for state in random_positions(rules, positions, seed=seed):
+        for side in (0, 1):
+            value = declared.material(rules, state, side)
+            assert math.isfinite(value), f"{name}: material is not finite"
+        assert declared.material(rules, state, 0) == -declared.material(rules, state, 1), f"{name}: material"
+        if declared.board_shape is not None:
+            rows, columns = declared.board_shape
+            cells = tuple(declared.board_cells(rules, state))
+            assert len(cells) == rows * columns and all(isinstance(c, str) for c in cells), f"{name}: board cells"
+            assert cells == tuple(declared.board_cells(rules, state)), f"{name}: board cells vary"
+            notation = rules.notation(state)
+            assert seen.setdefault(notation, cells) == cells, f"{name}: one position read two ways"
+    if declared.board_shape is not None:
+        assert len(set(seen.values())) == len(seen), f"{name}: two positions read as one board"
+
+
+def check_search(rules: Rules, positions: int = 4, seed: int = 0, depth: int = 2, nodes: int = 200) -> None:
+    """The game's search returns a legal action with its costs, deterministically for a seed.
+
+    On seeded random positions: a depth-bounded search and a node-bounded one
+    each return a ``SearchResult`` with a legal action, a finite value, a depth
+    reached within the bound and at least one node; the same seed gives the
+    same result; the default weight vector and the stand-in levels' weights
+    are accepted; the rollout ends the game with a result and a score in bounds,
+    the same for the same seed.
+    """
+    from players.features import weight_vector
+    search = kit(rules.name).search
+    weights = weight_vector(rules.name)
+    low, high = rules.score_bounds()
+    for index, state in enumerate(random_positions(rules, positions, seed=seed)):
+        where = f"{rules.spec} position {index}"
+        legal = rules.legal_actions(state)
+        for bounds in ({"depth": depth, "nodes": None}, {"depth": None, "nodes": nodes}):
+            result = search.search(rules, state, weights, deadline=None, seed=seed + index, **bounds)
+            assert isinstance(result, SearchResult), f"{where}: not a SearchResult"
+            assert result.action in legal, f"{where}: {bounds} chose illegal {result.action}"
+            assert math.isfinite(result.value) and result.nodes >= 1, f"{where}: {bounds} value/nodes"
+            assert bounds["depth"] is None or 0 <= result.depth <= depth, f"{where}: searched past depth"
+            again = search.search(rules, state, weights, deadline=None, seed=seed + index, **bounds)
+            assert again == result, f"{where}: {bounds} is not deterministic for a seed"
+        for level, settings in search.GBOT.items():
+            level_weights = weight_vector(rules.name, settings.get("weights"))
+            result = search.search(rules, state, level_weights, depth=1, nodes=None, deadline=None, seed=seed)
+            assert result.action in legal, f"{where}: level {level}'s weights chose an illegal action"
+        outcome = search.rollout(rules, state, seed + index)
+        assert outcome[0] in RESULTS and low <= outcome[1] <= high, f"{where}: rollout gave {outcome}"
+        assert search.rollout(rules, state, seed + index) == outcome, f"{where}: rollout not deterministic"

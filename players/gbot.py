@@ -3,13 +3,13 @@
 These are guesses of the live bot's strength, not copies: the live docs of
 sibling games say their G-Bot replies with a fixed-depth minimax (depth 5 or
 6), so each game's stand-in is the project's own alpha-beta at a fixed depth
-with the game's stand-in weights (``GBOT`` in ``players.search.<game>``).
+with the game's stand-in weights (``GBOT`` in ``harness.games.<game>.search``).
 Level ``auto`` takes the game's own level where it has one (Totality).
 
 Because nobody knows which guess is right, ``depth`` and ``eval`` make a
 ladder of them (``players.ladder``): ``gbot:depth=6,eval=material`` is the
 level's stand-in searching six plies on material alone. The evaluations are
-``GBOT_EVALS`` in ``players.search.<game>``: ``material``, ``default`` (the
+``GBOT_EVALS`` in ``harness.games.<game>.search``: ``material``, ``default`` (the
 project's default weights) and one more per game.
 """
 
@@ -31,7 +31,7 @@ class GBotPlayer(Player):
                              choices=("auto", "default", "easy", "wise")),
               "depth": Param(int, None, "search depth in plies (default: the level's)", minimum=1),
               "eval": Param(str, None, "evaluation: material, default or the game's third "
-                                       "(players.search.<game>.GBOT_EVALS; default: the level's)")}
+                                       "(harness.games.<game>.search.GBOT_EVALS; default: the level's)")}
 
     def settings(self, rules: Rules) -> dict:
         """The depth, weights and search extras of this stand-in for ``rules``.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from harness.games import Action, Rules, State
 from players.base import Limits, Player
-from players.features import module as features_module
+from harness.games import kit
 
 # Far above any material balance, so every decided game outranks every open one.
 DECIDED = 1_000_000.0
@@ -33,7 +33,7 @@ class GreedyPlayer(Player):
 
     def choose(self, rules: Rules, state: State, limits: Limits | None = None) -> Action:
         side = rules.to_move(state)
-        material = features_module(rules.name).material
+        material = kit(rules.name).material
         best: list[Action] = []
         best_value = float("-inf")
         for action in rules.legal_actions(state):

@@ -4,11 +4,11 @@ Each iteration walks down the tree by UCB1, expands one untried action, values
 the new position and backs the value up. The value of a position comes from
 
 - ``rollout=random`` (the default): a random playout to the end, on the
-  game's compiled fast path (``players.search.<game>.rollout``) when the game
-  has one, else a plain Python playout through the Rules protocol;
+  game's own fast path (the ``rollout`` of the game's search, compiled for
+  the shipped games);
 - ``rollout=eval``: the game's evaluation, a ``depth=eval_depth`` alpha-beta
   search with the spec's weights, squashed to a win probability by a
-  logistic of ``eval_scale`` (default: the game's ``EVAL_SCALES`` entry),
+  logistic of ``eval_scale`` (default: the ``eval_scale`` of the game's kit),
   evaluation-guided, no playout.
 
 Finished games are valued by their result and documented score, both taken
@@ -27,16 +27,12 @@ import random
 import time
 from typing import Callable
 
-from harness.games import Action, Rules, State
+from harness.games import Action, Rules, State, kit
 from players import search as searches
 from players.base import Limits, Param, Player
 from players.features import weight_vector
 
 RESULT_BANDS = {"loss": 0.0, "draw": 1.0, "win": 2.0}
-# Evaluation units that make one logistic unit (about a 73% win chance), per game: Ravenward's
-# evaluation is in score points (a defender is 10), Totality's in square values (a corner is
-# 100), Chinese chess's in pawns.
-EVAL_SCALES = {"ravenward": 20.0, "totality": 50.0, "xiangqi": 1.5}
 # A playout that outlives this many plies is scored as a draw (the games end long before).
 MAX_PLAYOUT_PLIES = 10_000
 
@@ -54,7 +50,7 @@ def user_reward(rules: Rules, result: str, score: float) -> float:
 
 
 def python_rollout(rules: Rules, state: State, rng: random.Random) -> tuple[str, float]:
-    """A uniformly random playout through the Rules protocol (slow; the fallback)."""
+    """A uniformly random playout through the Rules protocol (slow: a reference for the games' own)."""
     for _ in range(MAX_PLAYOUT_PLIES):
         if rules.is_terminal(state):
             result, _ = rules.outcome(state)
@@ -63,13 +59,9 @@ def python_rollout(rules: Rules, state: State, rng: random.Random) -> tuple[str,
     return "draw", 0.0
 
 
-def compiled_rollout(game: str) -> Callable[[Rules, State, int], tuple[str, float]] | None:
-    """The game's compiled random playout, or None if its search module has none yet."""
-    try:
-        module = searches.module(game)
-    except (ImportError, ValueError):
-        return None
-    return getattr(module, "rollout", None)
+def compiled_rollout(game: str) -> Callable[[Rules, State, int], tuple[str, float]]:
+    """The game's own random playout (compiled for the shipped games), from its kit."""
+    return kit(game).search.rollout
 
 
 class Node:
@@ -99,7 +91,7 @@ class MCTSPlayer(Player):
                          choices=("random", "eval")),
         "eval_depth": Param(int, 1, "alpha-beta depth of the evaluation (rollout=eval)", minimum=1),
         "eval_scale": Param(float, None, "evaluation units per logistic unit (rollout=eval; "
-                            "default: the game's EVAL_SCALES entry)", minimum=1e-9),
+                            "default: the game's kit's eval_scale)", minimum=1e-9),
     }
 
     def choose(self, rules: Rules, state: State, limits: Limits | None = None) -> Action:
@@ -161,7 +153,7 @@ class MCTSPlayer(Player):
             search = searches.module(rules.name).search
             weights = weight_vector(rules.name, self.weights)
             depth = self.params["eval_depth"]
-            scale = self.params["eval_scale"] or EVAL_SCALES.get(rules.name, 1.0)
+            scale = self.params["eval_scale"] or kit(rules.name).eval_scale
 
             def evaluate(state: State) -> float:
                 if rules.is_terminal(state):
@@ -177,10 +169,7 @@ class MCTSPlayer(Player):
         def playout(state: State) -> float:
             if rules.is_terminal(state):
                 return user_reward(rules, *_result(rules, state))
-            if fast is not None:
-                result, score = fast(rules, state, self.rng.randrange(2**31))
-            else:
-                result, score = python_rollout(rules, state, self.rng)
+            result, score = fast(rules, state, self.rng.randrange(2**31))
             return user_reward(rules, result, score)
 
         return playout

@@ -7,7 +7,7 @@ the same search stopped by the clock instead (live play, where the server has
 no clock of its own). ``strong_spec(game)`` names the alpha-beta spec it
 plays as, so a result can be reproduced without the alias.
 
-The node budgets are in ``STRONG``; their measurements are in
+The node budgets are each game kit's ``strong`` (``harness/games/<game>/kit.py``); their measurements are in
 ``docs/players.md`` (Strength). Changing them changes what ``strong`` means,
 so a results database that holds ``strong`` games from an older version
 should compare them with care.
@@ -18,17 +18,26 @@ from __future__ import annotations
 from typing import Any
 
 from harness.errors import SpecError
-from harness.games import Action, Rules, State, parse_spec
+from harness.games import Action, Rules, State, kit, names, parse_spec
 from players.alphabeta import AlphaBetaPlayer
 from players.base import Limits, Param, Player
 
-# game -> the alpha-beta settings of its strong player (deterministic form)
-STRONG: dict[str, dict[str, int]] = {
-    "ravenward": {"depth": 64, "nodes": 1_500_000},
-    "totality": {"depth": 60, "nodes": 5_000_000},
-    "xiangqi": {"depth": 60, "nodes": 800_000},
-}
 LIVE_SECONDS = 2.0
+
+
+def strong_settings(game: str) -> dict[str, int]:
+    """The alpha-beta settings (``depth``, ``nodes``) of the strong player of ``game`` (its kit's ``strong``).
+
+    Raises:
+        UnknownGame: not a registered game.
+        SpecError: a game without a strong player.
+    """
+    name, _ = parse_spec(game)
+    settings = kit(name).strong
+    if settings is None:
+        with_one = [other for other in names() if kit(other).strong is not None]
+        raise SpecError(f"no strong player for {name}; games with one: {', '.join(with_one)}")
+    return dict(settings)
 
 
 def strong_spec(game: str, live: bool = False, time: float | None = None, nodes: int | None = None) -> str:
@@ -43,10 +52,7 @@ def strong_spec(game: str, live: bool = False, time: float | None = None, nodes:
     Raises:
         SpecError: a game without a strong player.
     """
-    name, _ = parse_spec(game)
-    if name not in STRONG:
-        raise SpecError(f"no strong player for {name}; games with one: {', '.join(STRONG)}")
-    settings = dict(STRONG[name])
+    settings = strong_settings(game)
     if live or time is not None:
         settings.pop("nodes")
         settings["time"] = LIVE_SECONDS if time is None else time
@@ -56,19 +62,22 @@ def strong_spec(game: str, live: bool = False, time: float | None = None, nodes:
 
 
 class StrongPlayer(Player):
-    """Alpha-beta with the game's recommended budget (``STRONG``): by nodes, or by ``time`` for live play."""
+    """Alpha-beta with the game's recommended budget (its kit's ``strong``): by nodes, or by ``time`` for live play."""
 
     kind = "strong"
-    GAMES = tuple(STRONG)
     PARAMS = {"time": Param(float, None, "seconds per move instead of the node budget (live play only)",
                             minimum=0.0),
-              "nodes": Param(int, None, "node budget per move (default: the game's, STRONG)", minimum=1)}
+              "nodes": Param(int, None, "node budget per move (default: the game's)", minimum=1)}
 
     def __init__(self, params: dict[str, Any] | None = None, weights: dict[str, float] | None = None) -> None:
         super().__init__(params, weights)
         if self.params["time"] is not None and self.params["nodes"] is not None:
             raise SpecError("player 'strong': give time or nodes, not both")
         self._players: dict[str, AlphaBetaPlayer] = {}
+
+    def check_game(self, rules: Rules) -> None:
+        """Raise SpecError now, before any match, if ``rules``'s game has no strong player."""
+        strong_settings(rules.name)
 
     def player_for(self, rules: Rules) -> AlphaBetaPlayer:
         """The alpha-beta player this spec plays as in ``rules``, sharing this player's seed."""

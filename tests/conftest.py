@@ -50,3 +50,20 @@ def _hypothesis_profiles() -> None:
 
 
 _hypothesis_profiles()
+
+
+@pytest.fixture(scope="module")
+def test_game():
+    """The tests' own fourth game, tic-tac-toe (``tests/tictactoe``), registered for one module.
+
+    It goes through ``harness.games.register`` like any added game and is
+    removed again after the module, so it never shows in ``harness games``.
+    A pool started while it is registered registers it on its workers too.
+    """
+    from harness import games
+    from tests.tictactoe.kit import INFO
+    games.register(INFO)
+    try:
+        yield INFO.name
+    finally:
+        games.unregister(INFO.name)

@@ -10,12 +10,11 @@ from harness.envs import PASS, LocalEnv
 from harness.errors import IllegalAction, OpponentError
 from harness.games import load as load_game, names as game_names
 from harness.testing import check_env
-
-SEATS = ["ravenward", "totality", "totality:easy", "xiangqi", "xiangqi:black"]
+from tests.registry import SEATS
 
 
 @pytest.mark.parametrize("game", SEATS)
-def test_every_game_and_seat_passes_the_environment_contract(game):
+def test_every_game_and_seat_passes_the_environment_contract(game, test_game):
     check_env(LocalEnv(game, "random"), seeds=range(2))
 
 

@@ -48,6 +48,7 @@ from harness.cluster.batching import DurationMeter, MatchQueue, PoolStats, Tagge
 from harness.cluster.session import check_address, cluster_cpus, connect, one_line
 from harness.cluster.workers import Channel, RateLimiter, RemoteBucket, RemoteMailbox, RemoteWorker
 from harness.errors import ClusterError, HarnessError, InvalidInput
+from harness.games import added as added_games
 from harness.match import MatchResult, MatchSpec
 
 __all__ = ["Pool", "PoolStats", "announce_resize"]
@@ -177,7 +178,7 @@ class Pool(TaggedRuns):
             self.close()
             raise ClusterError(f"the Ray cluster has {cpus} CPUs and each worker takes one; "
                                f"ask for at most {cpus} workers, not {count}")
-        workers = [_Worker(RemoteWorker.remote(), next(self._numbers)) for _ in range(count)]
+        workers = [_Worker(RemoteWorker.remote(added_games()), next(self._numbers)) for _ in range(count)]
         self._workers = workers
         try:
             ray.get([w.handle.pid.remote() for w in workers], timeout=self.start_timeout_s)
@@ -341,7 +342,7 @@ class Pool(TaggedRuns):
     # -- capacity
 
     def _spawn_pending(self) -> None:
-        worker = _Worker(RemoteWorker.remote(), next(self._numbers))
+        worker = _Worker(RemoteWorker.remote(added_games()), next(self._numbers))
         self._starting[worker.handle.pid.remote()] = worker
 
     def _poll_starting(self, timeout: float = 0) -> None:

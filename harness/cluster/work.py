@@ -9,10 +9,11 @@ from __future__ import annotations
 import math
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from harness.errors import ClusterError, HarnessError
+from harness.games import GameInfo, names, register
 from harness.match import MatchResult, MatchSpec, play_match
 
 __all__ = ["MatchWorker", "TokenBucket", "Mailbox"]
@@ -23,8 +24,15 @@ class MatchWorker:
 
     ``harness.games.load`` caches rules per spec and numba keeps compiled code
     per process, so only the first match of a game in this actor pays for
-    importing and compiling it.
+    importing and compiling it. ``games`` are the games the driver registered
+    beside the shipped ones (``harness.games.added()``); the worker registers
+    them too, so their matches play here as they do in the driver.
     """
+
+    def __init__(self, games: Sequence[GameInfo] = ()) -> None:
+        for info in games:
+            if info.name not in names():
+                register(info)
 
     def pid(self) -> int:
         return os.getpid()

@@ -10,14 +10,25 @@ that differ from their defaults, sorted.
 Rules know sides, not seats: side 0 moves first (the King's side, the Sun,
 red) and side 1 second. ``user_side`` is the side the harness plays for the
 user; ``outcome`` and ``score`` are always from that side.
+
+Each game is one package, ``harness/games/<name>/``, declared once by its kit
+(``harness.games.gamekit.GameKit``, ``KIT`` in the package's ``kit.py``).
+``REGISTRY`` below is the one place the games are registered: each entry
+(``GameInfo``) names the game's options and its kit module, which
+``kit(name)`` imports on first use. ``register`` adds a game at run time
+(the tests' own tic-tac-toe); pools register such games on their workers.
 """
 
 from __future__ import annotations
 
 import importlib
-from typing import Any, Protocol, runtime_checkable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from harness.errors import UnknownGame
+
+if TYPE_CHECKING:
+    from harness.games.gamekit import GameKit
 
 Action = dict[str, Any]
 State = Any
@@ -70,35 +81,77 @@ class Rules(Protocol):
     def state_from_json(self, data: dict[str, Any]) -> State: ...
 
 
+@dataclass(frozen=True)
 class GameInfo:
-    """What the registry knows of a game before loading its module."""
+    """What the registry knows of a game before loading it: plain data, so it travels to workers.
 
-    def __init__(self, name: str, module: str, description: str, options: dict[str, tuple[str, ...]],
-                 primary: str | None) -> None:
-        self.name = name
-        self.module = module
-        self.description = description
-        self.options = options  # option -> valid values, the first is the default
-        self.primary = primary
+    Attributes:
+        name: the game's name in specs.
+        kit: the module that declares the game's ``KIT`` (its ``GameKit``).
+        description: one line for ``harness games``.
+        options: option -> valid values, the first the default.
+        primary: the option a bare value sets (``totality:easy``), or None.
+    """
+
+    name: str
+    kit: str
+    description: str
+    options: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    primary: str | None = None
 
     def defaults(self) -> dict[str, str]:
         return {key: values[0] for key, values in self.options.items()}
 
 
+# The games, registered in this one place; ``register`` adds one more at run time (the tests' own game).
 REGISTRY: dict[str, GameInfo] = {
     "ravenward": GameInfo(
-        "ravenward", "harness.games.ravenward",
-        "7x7 tafl duel: you are the King's side against G-Bot's eight ravens; escape to a corner.",
-        {}, None),
+        "ravenward", "harness.games.ravenward.kit",
+        "7x7 tafl duel: you are the King's side against G-Bot's eight ravens; escape to a corner."),
     "totality": GameInfo(
-        "totality", "harness.games.totality",
+        "totality", "harness.games.totality.kit",
         "Reversi: you are the Sun against G-Bot's Moon at level wise (x1.0) or easy (x0.6).",
         {"level": ("wise", "easy")}, "level"),
     "xiangqi": GameInfo(
-        "xiangqi", "harness.games.xiangqi",
+        "xiangqi", "harness.games.xiangqi.kit",
         "Chinese chess on a two-seat platform: red moves first, 120 moves end in a draw.",
         {"seat": ("red", "black"), "legality": ("strict", "pseudo")}, "seat"),
 }
+SHIPPED = tuple(REGISTRY)
+_ADDED: dict[str, GameInfo] = {}
+
+
+def register(info: GameInfo) -> None:
+    """Add a game to the registry of this process (and of the workers of pools started after).
+
+    The game's kit module must be importable wherever its matches are played.
+
+    Raises:
+        ValueError: a shipped game's name, or a different game under a registered name.
+    """
+    if info.name in SHIPPED or REGISTRY.get(info.name, info) != info:
+        raise ValueError(f"game {info.name!r} is already registered")
+    REGISTRY[info.name] = _ADDED[info.name] = info
+
+
+def unregister(name: str) -> None:
+    """Remove a game ``register`` added (and its loaded rules); the shipped games stay.
+
+    Raises:
+        ValueError: a shipped game's name.
+    """
+    if name in SHIPPED:
+        raise ValueError(f"game {name!r} is shipped and stays registered")
+    REGISTRY.pop(name, None)
+    _ADDED.pop(name, None)
+    _KITS.pop(name, None)
+    for key in [key for key in _CACHE if key.partition(":")[0] == name]:
+        del _CACHE[key]
+
+
+def added() -> list[GameInfo]:
+    """The games ``register`` added in this process, for a pool to register on its workers."""
+    return list(_ADDED.values())
 
 
 def names() -> list[str]:
@@ -147,6 +200,26 @@ def canonical_spec(name: str, config: dict[str, str]) -> str:
 
 
 _CACHE: dict[str, Rules] = {}
+_KITS: dict[str, GameKit] = {}
+
+
+def kit(game: str) -> GameKit:
+    """The declared surface of a game (``game`` may be a game spec), loaded on first use.
+
+    Raises:
+        UnknownGame: not a registered game.
+    """
+    name = game.partition(":")[0].strip()
+    found = _KITS.get(name)
+    if found is None:
+        info = REGISTRY.get(name)
+        if info is None:
+            raise UnknownGame(f"unknown game {name!r}; valid games: {', '.join(names())}")
+        found = importlib.import_module(info.kit).KIT
+        if found.name != name:
+            raise UnknownGame(f"the kit of {name!r} ({info.kit}) declares the game {found.name!r}")
+        _KITS[name] = found
+    return found
 
 
 def load(spec: str, **config: Any) -> Rules:
@@ -162,7 +235,6 @@ def load(spec: str, **config: Any) -> Rules:
     key = canonical_spec(name, full)
     rules = _CACHE.get(key)
     if rules is None:
-        module = importlib.import_module(REGISTRY[name].module)
-        rules = module.make_rules(**full)
+        rules = kit(name).make_rules(**full)
         _CACHE[key] = rules
     return rules

@@ -68,7 +68,7 @@ from harness.errors import InvalidInput, UnusableResource
 from harness.files import bind_error
 from harness.games import REGISTRY, load as load_game
 from harness.live.board import SIDES, fen_board
-from harness.live.observation import BOARD_SHAPES, SYMMETRIES, local_cells, symmetry_positions
+from harness.live.observation import SYMMETRIES, board_shape, local_cells, symmetry_positions
 
 GAMEBOARD_GAMES = ("ravenward", "totality")
 FAULT_KINDS = ("429", "500", "503", "drop", "delay", "illegal", "garbage", "truncated", "redirect", "drift")
@@ -224,7 +224,7 @@ class BoardLayout:
             return shown
         if self.form == "string":
             return "".join(str(symbol) for symbol in shown)
-        rows, columns = BOARD_SHAPES[rules.name]
+        rows, columns = board_shape(rules)
         width = rows if SYMMETRIES[self.symmetry][1] else columns
         if all(isinstance(symbol, str) and len(symbol) == 1 for symbol in shown):
             return ["".join(shown[i:i + width]) for i in range(0, len(shown), width)]

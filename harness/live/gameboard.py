@@ -21,12 +21,15 @@ from typing import Any
 from urllib.parse import quote
 
 from harness.errors import ProtocolError
+from harness.games import kit, names
 from harness.live.http import HttpClient, check_url
 
 DEFAULT_BASE_URL = "https://gameboard.gg"
 
-#: Games served by the Gameboard stateless loop, by local game name -> slug.
-SLUGS = {"ravenward": "ravenward", "totality": "totality"}
+
+def gameboard_slugs() -> dict[str, str]:
+    """Games served by the Gameboard stateless loop, local game name -> slug (each game kit's)."""
+    return {name: slug for name in names() if (slug := kit(name).gameboard_slug) is not None}
 
 
 @dataclass(frozen=True)

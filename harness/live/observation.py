@@ -31,12 +31,8 @@ import json
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
-from harness.errors import NotationError
-from harness.games import Rules, State
-from harness.live.board import fen_board
+from harness.games import Rules, State, kit
 
-BOARD_SHAPES = {"ravenward": (7, 7), "totality": (8, 8), "xiangqi": (10, 9)}
-BOARD_CELLS = {name: rows * columns for name, (rows, columns) in BOARD_SHAPES.items()}
 MAX_DEPTH = 6
 #: More layouts than this at once are cut (first found kept): only many-sourced observations reach it.
 MAX_LAYOUTS = 256
@@ -55,9 +51,20 @@ SYMMETRIES: dict[str, tuple[Callable[[int, int, int, int], tuple[int, int]], boo
 }
 
 
+def board_shape(rules: Rules) -> tuple[int, int] | None:
+    """(rows, columns) of the game's board as an observation may show it (its kit's), or None."""
+    return kit(rules.name).board_shape
+
+
+def board_size(rules: Rules) -> int | None:
+    """The squares of the game's board, or None for a game not read from observations."""
+    shape = board_shape(rules)
+    return None if shape is None else shape[0] * shape[1]
+
+
 def symmetry_positions(rules: Rules, symmetry: str) -> list[int]:
     """For each local square (row-major from the top left), its index in the observed array."""
-    rows, columns = BOARD_SHAPES[rules.name]
+    rows, columns = board_shape(rules)
     place, transposed = SYMMETRIES[symmetry]
     width = rows if transposed else columns
     positions = []
@@ -69,24 +76,8 @@ def symmetry_positions(rules: Rules, symmetry: str) -> list[int]:
 
 
 def local_cells(rules: Rules, state: State) -> list[str]:
-    """The kind of every square of a local position, ``""`` for empty, row-major."""
-    if rules.name == "xiangqi":
-        return [square["side"] + square["mark"] for square in fen_board(rules.notation(state))]
-    data = rules.state_to_json(state)
-    if rules.name == "ravenward":
-        cells = [""] * 49
-        for defender in data["defenders"]:
-            if defender is not None and defender >= 0:
-                cells[defender] = "D"
-        for raven in data["ravens"]:
-            if raven is not None and raven >= 0:
-                cells[raven] = "R"
-        cells[data["king"]] = "K"
-        return cells
-    board = data.get("board")
-    if not isinstance(board, str) or len(board) != BOARD_CELLS[rules.name]:
-        raise NotationError(f"no board of {BOARD_CELLS[rules.name]} squares in {rules.name}'s state JSON")
-    return ["" if cell == "-" else cell for cell in board]
+    """The kind of every square of a local position, ``""`` for empty, row-major (the game kit's reading)."""
+    return kit(rules.name).board_cells(rules, state)
 
 
 def board_sources(data: Any, size: int, path: str = "", depth: int = 0) -> dict[str, list[str]]:
@@ -113,7 +104,7 @@ def board_sources(data: Any, size: int, path: str = "", depth: int = 0) -> dict[
 
 def reply_sources(rules: Rules, observation: Any, state: Any = None) -> dict[str, list[str]]:
     """The board sources of one server reply: the observation's, and the state's when readable."""
-    size = BOARD_CELLS.get(rules.name)
+    size = board_size(rules)
     if size is None:
         return {}
     sources = board_sources(observation, size, "observation")
@@ -165,7 +156,7 @@ class LayoutLearner:
         self.warnings = 0
         self.last_warning: str | None = None
         self._positions = {name: symmetry_positions(rules, name) for name in SYMMETRIES} \
-            if rules.name in BOARD_SHAPES else {}
+            if board_shape(rules) is not None else {}
 
     @property
     def pinned(self) -> Layout | None:
@@ -223,7 +214,7 @@ def observation_filters(rules: Rules, *sources: Any) -> list[Callable[[State], b
 
     A plain reading kept for one-off checks; live games learn the layout with :class:`LayoutLearner`.
     """
-    size = BOARD_CELLS.get(rules.name)
+    size = board_size(rules)
     if size is None:
         return []
     arrays = [array for source in sources if source is not None

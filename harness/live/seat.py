@@ -105,13 +105,13 @@ def fallback_move(rules: Rules, state: Any, legal: list[Action], deadline: float
     ``found`` hears of every improvement as it is found; the first legal move
     is the answer when even that search does not get started in time.
     """
-    from players.features import module as features_module
+    from harness.games import kit
     from players.greedy import terminal_value
     best, best_value = legal[0], float("-inf")
     if state is None or rules.is_terminal(state):
         return best
     side = rules.to_move(state)
-    material = features_module(rules.name).material
+    material = kit(rules.name).material
     for action in sorted(legal, key=rules.action_sort_key):
         if time.monotonic() >= deadline:
             break

@@ -31,9 +31,9 @@ from typing import Any, Callable
 
 from harness.envs import Observation
 from harness.errors import IllegalAction, InvalidInput, LiveError, ProtocolError, TrackingError
-from harness.games import Action, Rules, load as load_game
+from harness.games import Action, Rules, kit, load as load_game
 from harness.live.environment import GameboardEnv
-from harness.live.gameboard import DEFAULT_BASE_URL, SLUGS, GameboardClient, ServerReply
+from harness.live.gameboard import DEFAULT_BASE_URL, GameboardClient, ServerReply, gameboard_slugs
 from harness.live.http import DEFAULT_RATE, HttpClient, Limiter, RateLimiter, RetryPolicy
 from harness.live.tracking import CONDITIONS, Tracker, choose_over_candidates
 from harness.match import MatchResult, build_result
@@ -106,10 +106,11 @@ def slug_of(rules: Rules) -> str:
     Raises:
         InvalidInput: the game is not served by the stateless loop.
     """
-    if rules.name not in SLUGS:
-        raise InvalidInput(f"{rules.name} is not a Gameboard game; live games: {', '.join(SLUGS)} "
+    slug = kit(rules.name).gameboard_slug
+    if slug is None:
+        raise InvalidInput(f"{rules.name} is not a Gameboard game; live games: {', '.join(gameboard_slugs())} "
                            f"(Chinese chess is played with 'harness arena xiangqi')")
-    return SLUGS[rules.name]
+    return slug
 
 
 class LiveGame:

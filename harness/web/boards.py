@@ -8,6 +8,7 @@ board per ply for the replay page's slider.
 
 from __future__ import annotations
 
+import html
 import json
 from collections.abc import Callable
 from typing import Any
@@ -137,9 +138,19 @@ DRAWERS: dict[str, Callable[[dict[str, Any]], str]] = {
     "ravenward": ravenward_svg, "totality": totality_svg, "xiangqi": xiangqi_svg}
 
 
+def text_svg(rules: Rules, state: Any) -> str:
+    """The engine's own text board (``rules.render``) as SVG: a game without a drawer still shows."""
+    lines = rules.render(state).splitlines() or [""]
+    width = 16 + 10 * max(len(line) for line in lines)
+    body = [f'<text x="8" y="{20 + 18 * i}" font-family="monospace" font-size="16">{html.escape(line)}</text>'
+            for i, line in enumerate(lines)]
+    return _svg(width, 16 + 18 * len(lines), body, f"{rules.name} board")
+
+
 def board_svg(rules: Rules, state: Any) -> str:
-    """The SVG of a state of any registered game."""
-    return DRAWERS[rules.name](rules.state_to_json(state))
+    """The SVG of a state of any registered game (its text board when it has no drawer here)."""
+    drawer = DRAWERS.get(rules.name)
+    return drawer(rules.state_to_json(state)) if drawer is not None else text_svg(rules, state)
 
 
 def replay_frames(game: str, actions: list[dict[str, Any]]) -> list[dict[str, str]]:

@@ -1,48 +1,30 @@
 """Evaluation features per game: each a named weight with a default and a range.
 
-A game's module here (``players.features.<game>``) defines ``FEATURES``, an
-ordered dict of ``Feature``, and ``material(rules, state, side)``, a simple
-material balance from ``side``'s point of view used by the greedy player.
-The compiled searches take the weights as one float64 array in ``FEATURES``
-order (``weight_vector``), so a new weight vector needs no recompilation and
+A game declares its features, in order, in its kit (``harness.games.kit(game)
+.features``, from ``harness/games/<game>/features.py``). The compiled
+searches take the weights as one float64 array in that order
+(``weight_vector``), so a new weight vector needs no recompilation and
 Optuna's search space is just a dict of weights.
 """
 
 from __future__ import annotations
 
-import importlib
-from dataclasses import dataclass
-from types import ModuleType
-
 import numpy as np
 
-from harness.errors import SpecError, UnknownGame
+from harness.errors import SpecError
+from harness.games import kit
+from harness.games.gamekit import Feature
 
-
-@dataclass(frozen=True)
-class Feature:
-    """One named evaluation weight: its default and the range tuning searches."""
-
-    name: str
-    default: float
-    low: float
-    high: float
-    doc: str
-    log: bool = False
-
-
-def module(game: str) -> ModuleType:
-    """The features module of a game (``game`` may be a game spec)."""
-    name = game.partition(":")[0]
-    try:
-        return importlib.import_module(f"players.features.{name}")
-    except ModuleNotFoundError:
-        raise UnknownGame(f"no evaluation features for game {name!r}") from None
+__all__ = ["Feature", "features", "feature_names", "defaults", "weight_vector"]
 
 
 def features(game: str) -> dict[str, Feature]:
-    """The ordered features of a game."""
-    return module(game).FEATURES
+    """The ordered features of a game (``game`` may be a game spec).
+
+    Raises:
+        UnknownGame: not a registered game.
+    """
+    return kit(game).features
 
 
 def feature_names(game: str) -> list[str]:

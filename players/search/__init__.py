@@ -1,56 +1,37 @@
-"""Compiled game-tree searches, one module per game, behind one call.
+"""Game-tree searches, one per game, behind one call: the ``search`` of the game's kit.
 
-Each ``players.search.<game>`` module provides::
+Each game's search (``harness/games/<game>/search.py``, the ``GameSearch``
+protocol of ``harness.games.gamekit``) provides::
 
     search(rules, state, weights, *, depth, nodes, deadline, seed) -> SearchResult
+    rollout(rules, state, seed) -> (result, score)     # a random playout for MCTS
     GBOT: dict[str, dict]   # level -> {"depth": int, "weights": {...}} for the G-Bot stand-in
+    GBOT_EVALS: dict[str, dict[str, float]]            # the evaluations of the ladder's rungs
 
 ``weights`` is the float64 vector of ``players.features.weight_vector``;
 ``depth``/``nodes`` bound the search deterministically, ``deadline`` (a
 ``time.monotonic()`` instant, live play only) by the clock; ``seed`` breaks
-ties between equally valued moves. The search runs on the engine's compiled
-fast path and returns the chosen action in the public action JSON.
+ties between equally valued moves. The shipped games search on the engine's
+compiled fast path and return the chosen action in the public action JSON.
 """
 
 from __future__ import annotations
 
-import importlib
-from dataclasses import dataclass
-from types import ModuleType
+from harness.games import kit, names
+from harness.games.gamekit import GameSearch, SearchResult
 
-from harness.errors import UnknownGame
-from harness.games import Action
+__all__ = ["GameSearch", "SearchResult", "module", "available"]
 
 
-@dataclass(frozen=True)
-class SearchResult:
-    """What one search decided and what it cost."""
+def module(game: str) -> GameSearch:
+    """The search of a game (``game`` may be a game spec).
 
-    action: Action
-    value: float
-    depth: int
-    nodes: int
-
-
-def module(game: str) -> ModuleType:
-    """The compiled search module of a game."""
-    name = game.partition(":")[0]
-    try:
-        return importlib.import_module(f"players.search.{name}")
-    except ModuleNotFoundError as error:
-        if error.name != f"players.search.{name}":
-            raise
-        raise UnknownGame(f"no search for game {name!r}") from None
+    Raises:
+        UnknownGame: not a registered game.
+    """
+    return kit(game).search
 
 
 def available() -> list[str]:
-    """The registered games that have a search module, sorted."""
-    from harness.games import names
-    found = []
-    for name in names():
-        try:
-            module(name)
-        except UnknownGame:
-            continue
-        found.append(name)
-    return found
+    """The registered games, sorted: every game's kit declares its search."""
+    return names()

@@ -36,9 +36,9 @@ def _rate(step, seconds: float) -> tuple[float, int]:
 def run(seconds: float = 3.0) -> dict:
     """Measure the Ravenward engine; every figure is per second on one core."""
     from harness.games import load
-    from harness.games import _ravenward_core as core
+    from harness.games.ravenward import _core as core
     from players.features import weight_vector
-    from players.search import ravenward as search
+    from harness.games.ravenward import search as search
 
     rules = load("ravenward")
     core.random_games(2, 0)

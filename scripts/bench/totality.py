@@ -28,7 +28,7 @@ import random
 import time
 
 from harness.games import load
-from harness.games import _totality_kernels as kernels
+from harness.games.totality import _kernels as kernels
 
 PERFT_TABLE = [4, 12, 56, 244, 1396, 8200, 55092, 390216, 3005288, 24571284]
 
@@ -112,7 +112,7 @@ def perft_figures() -> dict:
 def search_figures(seconds: float) -> dict:
     """Alpha-beta nodes per second at default weights on seeded midgame positions (one core)."""
     from players.features import weight_vector
-    from players.search.totality import search
+    from harness.games.totality.search import search
     rules, weights = load("totality"), weight_vector("totality")
     positions = []
     for seed in range(8):

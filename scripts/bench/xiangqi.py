@@ -10,7 +10,7 @@ Every figure is measured in the same run on the same machine:
   published 133312995, when the time allows, else depth 4).
 * ``movegen_per_s``: legal-move generations per second over positions from
   random games.
-* ``search_nodes_per_s``: the alpha-beta of ``players.search.xiangqi`` at
+* ``search_nodes_per_s``: the alpha-beta of ``harness.games.xiangqi.search`` at
   depth 5 over twelve seeded middlegame positions (``search_nodes_per_cpu_s``
   by process time, which other load on the machine does not dilute).
 * ``cchess_playouts_per_s`` and ``pyffish_playouts_per_s``: the same random
@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from harness.games import load
-from harness.games import _xiangqi_core as core
+from harness.games.xiangqi import _core as core
 
 CAP = 240
 
@@ -109,7 +109,7 @@ def movegen(seconds: float) -> dict[str, float]:
 
 def search_speed(seconds: float) -> dict[str, float]:
     from players.features import weight_vector
-    from players.search.xiangqi import search
+    from harness.games.xiangqi.search import search
     rules, weights = load("xiangqi"), weight_vector("xiangqi")
     rng = random.Random(7)
     states = []

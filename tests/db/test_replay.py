@@ -17,7 +17,7 @@ GAMES = ["ravenward", "totality:easy", "xiangqi:black"]
 
 
 def engine_missing(game: str) -> bool:
-    return importlib.util.find_spec(REGISTRY[game.partition(":")[0]].module) is None
+    return importlib.util.find_spec(REGISTRY[game.partition(":")[0]].kit) is None
 
 
 @pytest.fixture(params=GAMES)

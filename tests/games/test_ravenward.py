@@ -12,7 +12,7 @@ import pytest
 
 from harness.errors import IllegalAction, NotationError
 from harness.games import load
-from harness.games import _ravenward_core as core
+from harness.games.ravenward import _core as core
 from harness.games.ravenward import RavenwardState, make_state
 from harness.envs import LocalEnv
 from harness.testing import check_env, check_rules

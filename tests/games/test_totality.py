@@ -14,7 +14,7 @@ import pytest
 
 from harness.errors import IllegalAction, NotationError
 from harness.games import Rules, load
-from harness.games import _totality_kernels as kernels
+from harness.games.totality import _kernels as kernels
 from harness.games.totality import PASS, TotalityRules
 from harness.testing import check_rules
 

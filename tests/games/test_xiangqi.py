@@ -10,7 +10,7 @@ import pytest
 
 from harness.errors import IllegalAction, NotationError
 from harness.games import load
-from harness.games import _xiangqi_core as core
+from harness.games.xiangqi import _core as core
 from harness.games.xiangqi import START_FEN
 from harness.testing import check_rules
 

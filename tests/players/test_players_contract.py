@@ -11,9 +11,9 @@ import pytest
 import players
 from harness.games import load as load_game
 from harness.testing import check_player, random_positions
+from tests.registry import GAMES, SEATS
 
 EXAMPLE = pathlib.Path(__file__).resolve().parents[2] / "scripts" / "example_engine.py"
-GAMES = ["ravenward", "totality", "totality:easy", "xiangqi", "xiangqi:black"]
 # (spec, plies per game): searching players play the opening and middle game only, to keep the suite fast.
 PLAYERS = [
     ("random", 1000),
@@ -29,11 +29,11 @@ PLAYERS = [
 ]
 
 
-@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("game", SEATS)
 @pytest.mark.parametrize("spec, plies", PLAYERS, ids=["random", "greedy", "alphabeta-depth", "alphabeta-nodes",
                                                      "mcts-random", "mcts-eval", "gbot", "gbot-ladder", "strong",
                                                      "external"])
-def test_player_chooses_only_legal_actions_and_replays_for_a_seed(spec, plies, game):
+def test_player_chooses_only_legal_actions_and_replays_for_a_seed(spec, plies, game, test_game):
     rules = load_game(game)
     player = players.load(spec, game=game)
     try:
@@ -42,8 +42,8 @@ def test_player_chooses_only_legal_actions_and_replays_for_a_seed(spec, plies, g
         player.close()
 
 
-@pytest.mark.parametrize("game", ["ravenward", "totality", "xiangqi"])
-def test_random_positions_are_live_distinct_and_follow_the_seed(game):
+@pytest.mark.parametrize("game", GAMES)
+def test_random_positions_are_live_distinct_and_follow_the_seed(game, test_game):
     rules = load_game(game)
     positions = random_positions(rules, 5, seed=3)
     notations = [rules.notation(state) for state in positions]

@@ -14,8 +14,8 @@ from harness.games import load
 from harness.games.ravenward import make_state, to_array
 from harness.testing import check_player
 from players.features import features, weight_vector
-from players.features.ravenward import FEATURES, material
-from players.search import ravenward as search_module
+from harness.games.ravenward.features import FEATURES, material
+from harness.games.ravenward import search as search_module
 
 RULES = load("ravenward")
 WEIGHTS = weight_vector("ravenward")

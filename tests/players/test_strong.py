@@ -9,14 +9,14 @@ from harness.cli import main
 from harness.errors import SpecError
 from harness.games import load as load_game
 from players.base import Limits
-from players.strong import STRONG, strong_spec
+from players.strong import strong_settings, strong_spec
 
 
 @pytest.mark.parametrize("game", ["ravenward", "totality:easy", "xiangqi:black"])
 def test_strong_stands_for_uncapped_alphabeta_with_the_games_node_budget_or_a_time(game):
-    name = load_game(game).name
-    assert strong_spec(game) == f"alphabeta:depth={STRONG[name]['depth']},nodes={STRONG[name]['nodes']}"
-    assert strong_spec(game, live=True) == f"alphabeta:depth={STRONG[name]['depth']},time=2"
+    settings = strong_settings(game)
+    assert strong_spec(game) == f"alphabeta:depth={settings['depth']},nodes={settings['nodes']}"
+    assert strong_spec(game, live=True) == f"alphabeta:depth={settings['depth']},time=2"
     assert strong_spec(game, nodes=500).endswith("nodes=500")
     assert players.load("strong:nodes=500").spec == "strong:nodes=500"
 

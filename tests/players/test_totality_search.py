@@ -18,9 +18,9 @@ from harness.errors import IllegalAction, SpecError
 from harness.games import load
 from harness.testing import check_player
 from players.features import feature_names, weight_vector
-from players.features.totality import FEATURES, material
-from players.search import totality as search_module
-from players.search.totality import DECIDED, GBOT, feature_values, rollout, search
+from harness.games.totality.features import FEATURES, material
+from harness.games.totality import search as search_module
+from harness.games.totality.search import DECIDED, GBOT, feature_values, rollout, search
 
 RULES = load("totality")
 EASY = load("totality:easy")

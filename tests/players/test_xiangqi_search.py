@@ -11,9 +11,9 @@ from harness.errors import IllegalAction
 from harness.games import load
 from harness.testing import check_player
 from players.features import defaults, weight_vector
-from players.features.xiangqi import FEATURES, material
-from players.search import xiangqi as search_module
-from players.search.xiangqi import WIN, evaluate, rollout, search
+from harness.games.xiangqi.features import FEATURES, material
+from harness.games.xiangqi import search as search_module
+from harness.games.xiangqi.search import WIN, evaluate, rollout, search
 
 RULES = load("xiangqi")
 WEIGHTS = weight_vector("xiangqi")

@@ -8,7 +8,7 @@ One compiled negamax serves two purposes:
   never return a wrong value), move ordering by the table's best move, then
   fastest-first (fewest replies) at depth >= 3, then history and a static
   square order; leaves scored by the weighted features of
-  ``players.features.totality``;
+  ``harness.games.totality.features``;
 - the endgame solver: when at most ``endgame`` cells are empty at the root,
   the same negamax runs to the end of the game with no evaluation at all, so
   its result is exact.
@@ -41,10 +41,11 @@ from numba import njit
 
 from harness.errors import IllegalAction, InvalidInput
 from harness.games import Action, Rules, State
-from harness.games._totality_kernels import (
+from harness.games.totality._kernels import (
     NOT_COL_0, NOT_COL_7, ONE, S1, S8, ZERO, flips, lowest_bit, monotonic_ns, moves, popcount, random_playout,
 )
-from players.search import SearchResult
+from harness.games.gamekit import SearchResult, feature_index
+from harness.games.totality.features import FEATURES
 
 PASS_MOVE = 64
 DECIDED = 1.0e6
@@ -93,10 +94,14 @@ COL_LEFT, COL_RIGHT = _mask(range(0, 64, 8)), _mask(range(7, 64, 8))
 EDGES = np.uint64((int(ROW_TOP) | int(ROW_BOTTOM) | int(COL_LEFT) | int(COL_RIGHT)) & ~int(CORNERS))
 EDGE_LINES = np.array([ROW_TOP, ROW_BOTTOM, COL_LEFT, COL_RIGHT], dtype=np.uint64)
 
-# Feature indices, in players.features.totality.FEATURES order.
-(W_MOBILITY, W_POTENTIAL, W_FRONTIER, W_CORNERS, W_X, W_C, W_STABILITY, W_EDGES, W_PARITY,
- W_DISCS_LATE, W_POSITIONAL, W_DISCS) = range(12)
-FEATURE_COUNT = 12
+# Feature indices, by name from the declared order of harness.games.totality.features.FEATURES.
+INDEX = feature_index(FEATURES)
+W_MOBILITY, W_POTENTIAL, W_FRONTIER, W_CORNERS = (INDEX[n] for n in ("mobility", "potential_mobility", "frontier",
+                                                                    "corners"))
+W_X, W_C, W_STABILITY, W_EDGES, W_PARITY = (INDEX[n] for n in ("x_squares", "c_squares", "stability", "edges",
+                                                               "parity"))
+W_DISCS_LATE, W_POSITIONAL, W_DISCS = (INDEX[n] for n in ("discs_late", "positional", "discs"))
+FEATURE_COUNT = len(FEATURES)
 
 
 @njit

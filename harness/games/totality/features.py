@@ -21,13 +21,13 @@ eleven of those wins, so it starts at 0; the corner and X/C-square features
 start at 0 too and are there for tuning to move.
 
 The order of ``FEATURES`` is the order of the weight vector the compiled
-search takes (``players.features.weight_vector``).
+search takes (``players.features.weight_vector``, indices by ``feature_index``).
 """
 
 from __future__ import annotations
 
 from harness.games import Rules, State
-from players.features import Feature
+from harness.games.gamekit import Feature
 
 FEATURES: dict[str, Feature] = {f.name: f for f in [
     Feature("mobility", 10.0, 0.0, 30.0,

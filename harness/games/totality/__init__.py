@@ -27,7 +27,7 @@ Readings of the rules text (``rules/totality.md``) where it leaves a choice:
 States are immutable values holding the two bitboards (bit ``row * 8 + col``)
 plus the side to move, the ply and the number of passes so far; they also
 carry the mover's legal placements, computed once by the compiled kernels in
-``harness.games._totality_kernels``, which are the engine's fast path.
+``harness.games.totality._kernels``, which are the engine's fast path.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from typing import Any
 
 from harness.errors import IllegalAction, NotationError, UnknownGame
 from harness.games import Action, Outcome, canonical_spec
-from harness.games import _totality_kernels as kernels
+from harness.games.totality import _kernels as kernels
 
 SUN, MOON = 0, 1
 SIDE_NAMES = ("Sun", "Moon")

@@ -43,7 +43,7 @@ import numpy as np
 
 from harness.errors import IllegalAction, NotationError, UnknownGame
 from harness.games import Action, Outcome, canonical_spec
-from harness.games import _xiangqi_core as core
+from harness.games.xiangqi import _core as core
 
 ROWS, COLS = 10, 9
 MOVE_LIMIT = 120

@@ -1,7 +1,7 @@
 """Ravenward: a 7x7 tafl duel, the King's side (the user, side 0) against eight ravens.
 
 The rules text is the authority; every sentence of it is implemented in the
-compiled core (``harness.games._ravenward_core``) and this module wraps it in
+compiled core (``harness.games.ravenward._core``) and this module wraps it in
 plain, immutable Python values. Where the text leaves a detail open, the
 literal reading is taken:
 
@@ -50,7 +50,7 @@ import numpy as np
 
 from harness.errors import IllegalAction, NotationError
 from harness.games import Action, Outcome
-from harness.games import _ravenward_core as core
+from harness.games.ravenward import _core as core
 
 START_CELLS: tuple[int, ...] = tuple(int(c) for c in core.START_CELLS)
 DEFENDER_PIECES = range(1, core.FIRST_RAVEN)

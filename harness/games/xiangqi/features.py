@@ -1,6 +1,6 @@
 """Evaluation features of Chinese chess: named weights in pawns, with defaults and tuning ranges.
 
-The compiled evaluation (``players.search.xiangqi``) reads them as one float64
+The compiled evaluation (``harness.games.xiangqi.search``) reads them as one float64
 vector in this order. Piece values are the common textbook ones (chariot 9,
 cannon 4.5, horse 4, advisor and elephant 2, soldier 1, a crossed soldier 2);
 the general has no material value because losing it ends the game.
@@ -9,7 +9,7 @@ the general has no material value because losing it ends the game.
 from __future__ import annotations
 
 from harness.games import Rules, State
-from players.features import Feature
+from harness.games.gamekit import Feature
 
 FEATURES: dict[str, Feature] = {f.name: f for f in (
     Feature("advisor", 2.0, 0.5, 4.0, "value of an advisor"),

@@ -10,14 +10,14 @@ the King's shortest free paths (in moves, through empty squares) to each
 corner and count the ravens that can block them. The search negates the value
 for the ravens (who want the King's score low).
 
-The compiled evaluation lives in ``players.search.ravenward`` and reads the
+The compiled evaluation lives in ``harness.games.ravenward.search`` and reads the
 weight vector by the index of each feature in ``FEATURES``.
 """
 
 from __future__ import annotations
 
 from harness.games import Rules, State
-from players.features import Feature
+from harness.games.gamekit import Feature, feature_index
 
 FEATURES: dict[str, Feature] = {f.name: f for f in (
     Feature("king_corner_distance", -4.0, -15.0, 0.0,
@@ -66,7 +66,7 @@ FEATURES: dict[str, Feature] = {f.name: f for f in (
 )}
 
 # Weight-vector indices, in FEATURES order; the compiled evaluation reads them.
-INDEX = {name: i for i, name in enumerate(FEATURES)}
+INDEX = feature_index(FEATURES)
 
 DEFENDER_VALUE = 10.0
 RAVEN_VALUE = 5.0

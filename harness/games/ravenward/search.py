@@ -14,7 +14,7 @@ its score less 40 plus the ``draw_contempt`` weight, a loss -1000 plus its
 score, so every win beats every draw and every draw every loss, the King's
 side prefers the better-paying win (faster, more defenders, more ravens
 taken) and the ravens the lowest King's score. Open positions are valued by
-the weighted features of ``players.features.ravenward``.
+the weighted features of ``harness.games.ravenward.features``.
 
 Ties between equally valued root moves are broken by the seed: the root
 moves are shuffled with it before the (stable) ordering, and the first of
@@ -35,10 +35,10 @@ from numba import njit
 
 from harness.errors import IllegalAction
 from harness.games import Rules, State
-from harness.games import _ravenward_core as core
+from harness.games.ravenward import _core as core
 from harness.games.ravenward import decode, to_array
-from players.features.ravenward import FEATURES, INDEX
-from players.search import SearchResult
+from harness.games.ravenward.features import FEATURES, INDEX
+from harness.games.gamekit import SearchResult
 
 # The stand-in searches five plies at the evaluation the project had when it was made: the
 # features added since (the corner paths, the King's shields) are off, so ``gbot`` keeps its meaning.

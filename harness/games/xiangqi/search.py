@@ -23,13 +23,13 @@ from numba import njit
 
 from harness.errors import IllegalAction
 from harness.games import Rules, State
-from harness.games import _xiangqi_core as core
-from harness.games._xiangqi_core import (ADVISOR, CANNON, CHARIOT, ELEPHANT, GENERAL, HASH, HORSE,
+from harness.games.xiangqi import _core as core
+from harness.games.xiangqi._core import (ADVISOR, CANNON, CHARIOT, ELEPHANT, GENERAL, HASH, HORSE,
                                          INDEX_OF_SQUARE, MAX_MOVES, NSQ, OWN_HALF, SIDE, SOLDIER, generate,
                                          generate_legal, is_attacked, make, make_legal, unmake)
 from harness.games.xiangqi import MOVE_LIMIT
-from players.features.xiangqi import FEATURES
-from players.search import SearchResult
+from harness.games.xiangqi.features import FEATURES
+from harness.games.gamekit import SearchResult, feature_index
 
 _MATERIAL = {"soldier_advance": 0.0, "piece_square": 0.0, "mobility": 0.0, "general_safety": 0.0}
 
@@ -51,10 +51,12 @@ INFINITY = 1e9
 MAX_PLY = 64
 TT_BITS = 18
 EXACT, LOWER, UPPER = 1, 2, 3
-W_ADVISOR, W_ELEPHANT, W_HORSE, W_CHARIOT, W_CANNON, W_SOLDIER, W_CROSSED, W_ADVANCE, W_PST, W_MOBILITY, \
-    W_SAFETY = range(11)
-assert list(FEATURES) == ["advisor", "elephant", "horse", "chariot", "cannon", "soldier", "soldier_crossed",
-                          "soldier_advance", "piece_square", "mobility", "general_safety"]
+# Weight indices, by name from the declared order of FEATURES.
+INDEX = feature_index(FEATURES)
+W_ADVISOR, W_ELEPHANT, W_HORSE, W_CHARIOT, W_CANNON, W_SOLDIER = (INDEX[n] for n in (
+    "advisor", "elephant", "horse", "chariot", "cannon", "soldier"))
+W_CROSSED, W_ADVANCE, W_PST, W_MOBILITY, W_SAFETY = (INDEX[n] for n in (
+    "soldier_crossed", "soldier_advance", "piece_square", "mobility", "general_safety"))
 # Which weight holds each kind's value (general: none, -1).
 KIND_WEIGHT = np.array([-1, -1, W_ADVISOR, W_ELEPHANT, W_HORSE, W_CHARIOT, W_CANNON, W_SOLDIER], dtype=np.int64)
 # Victim values for MVV-LVA ordering by kind (general highest: taking it wins).
