@@ -25,7 +25,7 @@ import importlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from harness.errors import UnknownGame
+from harness.errors import InvalidInput, UnknownGame
 
 if TYPE_CHECKING:
     from harness.games.gamekit import GameKit
@@ -127,10 +127,10 @@ def register(info: GameInfo) -> None:
     The game's kit module must be importable wherever its matches are played.
 
     Raises:
-        ValueError: a shipped game's name, or a different game under a registered name.
+        InvalidInput: a shipped game's name, or a different game under a registered name.
     """
     if info.name in SHIPPED or REGISTRY.get(info.name, info) != info:
-        raise ValueError(f"game {info.name!r} is already registered")
+        raise InvalidInput(f"game {info.name!r} is already registered")
     REGISTRY[info.name] = _ADDED[info.name] = info
 
 
@@ -138,10 +138,10 @@ def unregister(name: str) -> None:
     """Remove a game ``register`` added (and its loaded rules); the shipped games stay.
 
     Raises:
-        ValueError: a shipped game's name.
+        InvalidInput: a shipped game's name.
     """
     if name in SHIPPED:
-        raise ValueError(f"game {name!r} is shipped and stays registered")
+        raise InvalidInput(f"game {name!r} is shipped and stays registered")
     REGISTRY.pop(name, None)
     _ADDED.pop(name, None)
     _KITS.pop(name, None)
