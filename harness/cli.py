@@ -135,7 +135,7 @@ def play(game: str, player: str, opponent: str, seed: int, games: int, opening_p
 
     from harness.dbsource import DatabaseSource
     from harness.match import replay_lines
-    from harness.named import SpecResolver
+    from players.named import SpecResolver
     from harness.series import plan_series, play_series
     if run_name is not None and not record:
         raise click.UsageError("--run-name names a recorded run: give --record with it")

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from harness import tuning
 from harness.errors import InvalidInput
 from harness.files import check_output_file, write_text_whole
-from harness.named import SpecResolver
+from players.named import SpecResolver
 
 if TYPE_CHECKING:
     from harness.db import Database

@@ -17,7 +17,7 @@ from harness.db import Database
 from harness.errors import InvalidInput
 from harness.games import load as load_game
 from harness.match import MatchResult, MatchSpec, play_match
-from harness.named import SpecResolver
+from players.named import SpecResolver
 
 
 @dataclass(frozen=True)

@@ -47,9 +47,9 @@ from harness.dbsource import DatabaseSource
 from harness.errors import HarnessError, InvalidInput, with_resume
 from harness.games import load as load_game
 from harness.match import MatchResult, MatchSpec, match_key
-from harness.named import SpecResolver
 from harness.sprt import Pentanomial, SprtConfig, SprtStatus, elo_estimate, pair_points
 from players import guard_engine
+from players.named import SpecResolver
 
 if TYPE_CHECKING:
     from harness.cluster import MatchPool

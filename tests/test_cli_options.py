@@ -14,7 +14,7 @@ from harness.cluster import InProcessPool, MatchPool, Pool
 from harness.db import open_database
 from harness.dbsource import DatabaseSource
 from harness.errors import InvalidInput, SpecError
-from harness.named import SpecResolver
+from players.named import SpecResolver
 from harness.tournament import plan
 
 

@@ -19,7 +19,7 @@ from harness.cluster import Pool
 from harness.db import open_database
 from harness.errors import InvalidInput, SpecError
 from harness.match import match_key
-from harness.named import SpecResolver
+from players.named import SpecResolver
 from harness.tournament import TournamentConfig, plan, play
 
 GAME = "totality"

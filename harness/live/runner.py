@@ -29,7 +29,7 @@ from harness.live.http import DEFAULT_RATE, RateLimiter, RetryPolicy, check_url
 from harness.live.seat import MATCHES_PATH, SeatConfig, create_match, play_seat, seat_key
 from harness.live.session import Checkpoint, LiveGameConfig, play_live_game, slug_of
 from harness.match import MatchResult
-from harness.named import SpecResolver
+from players.named import SpecResolver
 
 Progress = Callable[[Checkpoint], None]
 

@@ -18,6 +18,7 @@ from harness.tuning.events import OnEvent, ValidationProgress, ignore
 from harness.tuning.objectives import game_value, value_bounds
 from harness.tuning.stored import database_url, load_stored_study, study_reference
 from harness.tuning.studyfile import StudyFile
+from players.named import SpecResolver
 
 if TYPE_CHECKING:
     from harness.cluster import MatchPool
@@ -137,7 +138,7 @@ def _validation(config: StudyFile, db: Database, url: str, play: Callable[..., i
             return None, 0
         raise InvalidInput(f"study {config.name!r} has no complete trial yet")
     if opponent is None:
-        opponent = db.resolve_spec(config.opponent, allow_engines=True)  # only read: nothing is played
+        opponent = SpecResolver(db, allow_engines=True).resolve(config.opponent)  # only read: nothing is played
     defaults_spec = config.player_spec(config.default_weights())
     tuned_spec = best.spec or config.player_spec(dict(best.params))
     players = {"defaults": (defaults_spec, "defaults")}
@@ -180,7 +181,7 @@ def check_engines(config: StudyFile, db: Database, allow_engines: bool) -> str:
     """
     from players import guard_engine
     guard_engine(config.player_spec(config.default_weights()), f"study {config.name!r}'s player", allow_engines)
-    opponent = db.resolve_spec(config.opponent, allow_engines=allow_engines)
+    opponent = SpecResolver(db, allow_engines=allow_engines).resolve(config.opponent)
     guard_engine(opponent, f"study {config.name!r}'s opponent", allow_engines)
     return opponent
 
