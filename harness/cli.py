@@ -135,8 +135,8 @@ def play(game: str, player: str, opponent: str, seed: int, games: int, opening_p
 
     from harness.dbsource import DatabaseSource
     from harness.match import replay_lines
-    from players.named import SpecResolver
     from harness.series import plan_series, play_series
+    from players.named import SpecResolver
     if run_name is not None and not record:
         raise click.UsageError("--run-name names a recorded run: give --record with it")
     with DatabaseSource(db_url) as source:  # a named player reads it, --record writes it: opened once
