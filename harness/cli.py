@@ -531,17 +531,15 @@ def tune(study: str, trials: int | None, workers: int | None, address: str | Non
       harness tune studies/demo-totality.toml --json
       harness tune --validate demo-totality
     """
-    from rich.console import Console
-
-    from harness import tuning, tuning_view
-    from harness.db import database_exists, mask_url
     console = output_console()
-    view = tuning_view.TuneView(Console(stderr=True))
-    given_db = None if db_url is None or db_url == os.environ.get("HARNESS_DB") else mask_url(db_url)
-    options = {"--trials": trials, "--workers": workers, "--address": address, "--db": given_db,
-               "--stale-after": None if stale_after == 120 else stale_after, "--validate": validate_only}
+    view = None
     try:
-        with _sigterm_as_interrupt():
+        with _sigterm_as_interrupt():  # from the start: a Ctrl-C while the imports run still says how to resume
+            from rich.console import Console
+
+            from harness import tuning, tuning_view
+            from harness.db import database_exists, mask_url
+            view = tuning_view.TuneView(Console(stderr=True))
             if validate_only:
                 if not database_exists(tuning.database_url(db_url)):  # checked before anything opens (and creates) it
                     raise click.UsageError(f"no results database at {mask_url(tuning.database_url(db_url))}; "
@@ -555,12 +553,18 @@ def tune(study: str, trials: int | None, workers: int | None, address: str | Non
                                   db_url=db_url, grace_period=stale_after, on_event=view,
                                   allow_engines=allow_engines)
     except KeyboardInterrupt:
-        view.close()
+        if view is not None:
+            view.close()
+        from harness.db import mask_url
+        given_db = None if db_url is None or db_url == os.environ.get("HARNESS_DB") else mask_url(db_url)
+        options = {"--trials": trials, "--workers": workers, "--address": address, "--db": given_db,
+                   "--stale-after": None if stale_after == 120 else stale_after, "--validate": validate_only}
         click.echo(f"harness: tuning interrupted; nothing is lost, resume with: "
-                   f"{tuning_view.resume_command(study, options)}", err=True)
+                   f"{resume_command(study, options)}", err=True)
         return 130
     finally:
-        view.close()
+        if view is not None:
+            view.close()
     if as_json:
         click.echo(tuning_view.summary_json(summary))
         return 0
@@ -569,6 +573,16 @@ def tune(study: str, trials: int | None, workers: int | None, address: str | Non
     if summary.validation is not None:
         console.print(tuning_view.validation_table(summary.validation))
     return 0
+
+
+def resume_command(study: str, options: dict[str, Any]) -> str:
+    """The command that resumes an interrupted study, with the options that were given."""
+    import shlex
+    words = ["harness", "tune", study]
+    for flag, value in options.items():
+        if value is not None and value is not False:
+            words += [flag] if value is True else [flag, str(value)]
+    return shlex.join(words)
 
 
 @contextmanager
