@@ -14,6 +14,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol
 
+from harness.errors import SpecError
+from players import load as load_player
+
 NAMED_PREFIX = "tuned:"
 
 
@@ -60,7 +63,6 @@ class SpecResolver:
         """
         key = (spec, game)
         if key not in self._known:
-            from players import load as load_player
             resolved = self.resolve(spec)
             text = load_player(resolved, game).spec
             if resolved != spec:  # a name such as tuned:<study>, kept for the record
@@ -70,7 +72,6 @@ class SpecResolver:
 
     def _database(self) -> AliasStore:
         if self._store is None:
-            from harness.errors import SpecError
             raise SpecError(f"a named player ({NAMED_PREFIX}<name>) needs the results database")
         if not hasattr(self._store, "resolve_spec"):
             self._store = self._store()  # type: ignore[operator, assignment]
