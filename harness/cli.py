@@ -11,6 +11,7 @@ an error with exit code 1 only with ``harness --debug`` or ``HARNESS_DEBUG=1``.
 from __future__ import annotations
 
 import os
+import re
 import signal
 import sys
 import traceback
@@ -21,6 +22,8 @@ from typing import Any
 import click
 
 from harness import __version__
+from harness.cli_options import (address_option, allow_engines_option, db_option, json_option, stored_integer,
+                                 workers_option)
 from harness.console import output_console
 from harness.errors import HarnessError, InvalidInput
 
@@ -28,8 +31,21 @@ DEBUG_ENV = "HARNESS_DEBUG"
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
+class HarnessCommand(click.Command):
+    """A click command that writes the library's parameter names in its bad-input messages as its flags."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except InvalidInput as error:
+            raise click.UsageError(flags_named(error, self), ctx) from None
+
+
 class HarnessGroup(click.Group):
     """A click group that turns the harness's errors into clean exits."""
+
+    command_class = HarnessCommand
+    group_class = type  # subgroups are HarnessGroups too
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -40,38 +56,6 @@ class HarnessGroup(click.Group):
             if ctx.params.get("debug"):
                 print_traceback(error, ())
             raise click.ClickException(str(error)) from None
-
-
-# ---- shared option check: integers the results database stores in 64-bit columns ----------------
-
-def stored_integer(ctx: click.Context, param: click.Parameter, value: int | None) -> int | None:
-    """A seed or ply count that the results database can store (a 64-bit integer), else bad input."""
-    if value is not None and not -(2**63) <= value < 2**63:
-        raise click.BadParameter(f"{value} does not fit a 64-bit integer, as the results database stores it")
-    return value
-
-
-# ---- shared options: the results database (owner: db) -----------------------------------------
-
-def db_option(function: Any) -> Any:
-    """``--db URL``: the results database; default ``$HARNESS_DB`` or ``sqlite:///harness.db``.
-
-    The command receives ``db_url`` (None when neither is given) and passes it
-    to ``harness.db.open_database``, which upgrades the schema first.
-    """
-    return click.option(
-        "--db", "db_url", envvar="HARNESS_DB", default=None, metavar="URL", show_envvar=True,
-        help="Results database (any SQLAlchemy URL) [default: sqlite:///harness.db]")(function)
-
-# ---- end of shared options: the results database ------------------------------------------------
-
-
-def allow_engines_option(function: Any) -> Any:
-    """``--allow-engines``: run an engine command that a database holds (a tuned alias, a stored plan)."""
-    return click.option(
-        "--allow-engines", is_flag=True,
-        help="Run engine commands (external:, uci:) that come from the database: a tuned: alias, "
-             "a resumed run, a stored study.")(function)
 
 
 @click.group(cls=HarnessGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -128,7 +112,7 @@ def games() -> None:
 @click.option("--record", is_flag=True, help="Record the matches as a run (see harness runs, show, leaderboard).")
 @click.option("--run-name", default=None, metavar="NAME", help="A name for the recorded run.")
 @click.option("--show", is_flag=True, help="Print the board after every move.")
-@click.option("--json", "as_json", is_flag=True, help="Print each MatchResult as one JSON line.")
+@json_option("each MatchResult as one JSON line")
 @db_option
 @allow_engines_option
 def play(game: str, player: str, opponent: str, seed: int, games: int, opening_plies: int, record: bool,
@@ -148,27 +132,20 @@ def play(game: str, player: str, opponent: str, seed: int, games: int, opening_p
       harness play xiangqi --player alphabeta:depth=4 --opponent uci:command=fairy-stockfish,nodes=20000
     """
     import json
-    from contextlib import ExitStack
 
+    from harness.dbsource import DatabaseSource
     from harness.match import replay_lines
     from harness.series import plan_series, play_series
+    from players.named import SpecResolver
     if run_name is not None and not record:
         raise click.UsageError("--run-name names a recorded run: give --record with it")
-    tuned = any(spec.startswith("tuned:") for spec in (player, opponent))
-    with ExitStack() as stack:
-        database = None
-        if tuned:
-            from harness.db import open_database
-            database = stack.enter_context(open_database(db_url, create=False))
+    with DatabaseSource(db_url) as source:  # a named player reads it, --record writes it: opened once
         series = plan_series(game, player, opponent, seed_start=seed, games=games, opening_plies=opening_plies,
-                             resolve=(lambda spec: database.resolve_spec(spec, allow_engines=allow_engines))
-                             if database is not None else lambda spec: spec)
-        if record and database is None:  # only now, with the input checked
-            from harness.db import open_database
-            database = stack.enter_context(open_database(db_url))
+                             resolver=SpecResolver(source.existing, allow_engines=allow_engines))
+        database = source.writable() if record else None  # only now, with the input checked
         results = []
         run_id = None
-        for run_id, result in play_series(series, database if record else None, name=run_name):
+        for run_id, result in play_series(series, database, name=run_name):
             results.append(result)
             if show:
                 for line in replay_lines(result):
@@ -226,7 +203,7 @@ def db_upgrade(db_url: str | None) -> None:
 @click.option("--run", "run", default=None, metavar="ID", help="Only matches of this run (id or name).")
 @click.option("--by", type=click.Choice(["mean", "lcb"]), default="mean", show_default=True,
               help="Rank by mean score or by the lower bound of its 95% interval.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON document (format in docs/db.md).")
+@json_option("one JSON document (format in docs/db.md)")
 @click.option("--csv", "as_csv", is_flag=True, help="Print CSV with a header row.")
 @click.option("--top", type=click.IntRange(1), default=None, metavar="N", help="Only the N best rows.")
 @db_option
@@ -243,16 +220,23 @@ def leaderboard(game: str, opponent: str | None, run: str | None, by: str, as_js
       harness leaderboard totality:easy --opponent gbot:easy --by lcb --json
       harness leaderboard totality --opponent gbot --top 5
     """
-    import csv
-    import io
-    import json
-
     from harness.db import open_database
-    from harness.db.queries import LEADERBOARD_COLUMNS, empty_message, leaderboard_document
+    from harness.db.queries import leaderboard_document
     if as_json and as_csv:
         raise click.UsageError("choose one of --json and --csv")
     with open_database(db_url, create=False) as database:
         document = leaderboard_document(database, game, opponent=opponent, run=run, by=by)
+    print_leaderboard(document, by, as_json=as_json, as_csv=as_csv, top=top)
+
+
+def print_leaderboard(document: dict[str, Any], by: str, *, as_json: bool = False, as_csv: bool = False,
+                      top: int | None = None) -> None:
+    """A leaderboard document (``harness.db.queries.leaderboard_document``) as JSON, CSV or a table."""
+    import csv
+    import io
+    import json
+
+    from harness.db.queries import LEADERBOARD_COLUMNS, empty_message
     if top is not None:
         document["rows"] = document["rows"][:top]
     rows = document["rows"]
@@ -280,7 +264,7 @@ def leaderboard(game: str, opponent: str | None, run: str | None, by: str, as_js
 @click.argument("game")
 @click.option("--run", "run", default=None, metavar="ID", help="Only matches of this run (id or name).")
 @click.option("--anchor", default=None, metavar="SPEC", help="Pin this player at Elo 0 (default: mean 0).")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON document (format in docs/db.md).")
+@json_option("one JSON document (format in docs/db.md)")
 @db_option
 def ratings(game: str, run: str | None, anchor: str | None, as_json: bool, db_url: str | None) -> None:
     """Elo of every player configuration in GAME by Bradley-Terry maximum likelihood, with 95% intervals.
@@ -293,12 +277,18 @@ def ratings(game: str, run: str | None, anchor: str | None, as_json: bool, db_ur
       harness ratings xiangqi
       harness ratings xiangqi --anchor random --json
     """
-    import json
-
     from harness.db import open_database
-    from harness.db.queries import empty_message, ratings_document
+    from harness.db.queries import ratings_document
     with open_database(db_url, create=False) as database:
         document = ratings_document(database, game, run=run, anchor=anchor)
+    print_ratings(document, as_json=as_json)
+
+
+def print_ratings(document: dict[str, Any], *, as_json: bool = False) -> None:
+    """A ratings document (``harness.db.queries.ratings_document``) as JSON or a table."""
+    import json
+
+    from harness.db.queries import empty_message
     if as_json:
         click.echo(json.dumps(document))
         return
@@ -364,7 +354,7 @@ def export(game: str | None, run: str | None, db_url: str | None) -> None:
 @click.option("--kind", type=click.Choice(["tournament", "play", "study", "live"]), default=None,
               help="Only runs of this kind.")
 @click.option("--game", default=None, metavar="GAME", help="Only runs of this game (a name: every configuration).")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON document (format in docs/db.md).")
+@json_option("one JSON document (format in docs/db.md)")
 @db_option
 def runs(kind: str | None, game: str | None, as_json: bool, db_url: str | None) -> None:
     """List the recorded runs: id, name, kind, game, status, matches (of planned), mean score, start.
@@ -396,7 +386,7 @@ def runs(kind: str | None, game: str | None, as_json: bool, db_url: str | None) 
 
 
 @cli.command()
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON document (format in docs/tuning.md).")
+@json_option("one JSON document (format in docs/tuning.md)")
 @db_option
 def studies(as_json: bool, db_url: str | None) -> None:
     """List the tuning studies: game, trials by state, best value and trial, games, tuned player.
@@ -423,7 +413,7 @@ def studies(as_json: bool, db_url: str | None) -> None:
 
 
 @cli.command()
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON document (format in docs/db.md).")
+@json_option("one JSON document (format in docs/db.md)")
 @db_option
 def players(as_json: bool, db_url: str | None) -> None:
     """List the named players: each tuned:<name> alias with its game and the full spec it stands for.
@@ -519,13 +509,13 @@ def format_interval(low: float | None, high: float | None, number: str = "{:.3f}
 @cli.command()
 @click.argument("study")
 @click.option("--trials", type=click.IntRange(1), default=None, help="Total trials the study should hold [default: the file's budget].")
-@click.option("--workers", type=click.IntRange(1), default=None, help="Ray workers [default: every CPU of this machine, or of the cluster joined with --address].")
-@click.option("--address", default=None, help="Join a running Ray cluster: HOST:PORT of a head started with scripts/ray_head, or auto (the cluster this machine joined with ray start).")
+@workers_option
+@address_option
 @db_option
 @click.option("--validate", "validate_only", is_flag=True, help="Only validate STUDY's best trial against the defaults.")
 @click.option("--stale-after", type=click.IntRange(2), default=120, show_default=True, help="Seconds without a heartbeat after which another driver's trial counts as abandoned.")
 @allow_engines_option
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON line summarising the run (progress stays on stderr).")
+@json_option("one JSON line summarising the run (progress stays on stderr)")
 def tune(study: str, trials: int | None, workers: int | None, address: str | None, db_url: str | None,
          validate_only: bool, stale_after: int, as_json: bool, allow_engines: bool) -> int:
     """Tune a player's weights and parameters with Optuna; validate the best and save it as tuned:<study>.
@@ -541,17 +531,15 @@ def tune(study: str, trials: int | None, workers: int | None, address: str | Non
       harness tune studies/demo-totality.toml --json
       harness tune --validate demo-totality
     """
-    from rich.console import Console
-
-    from harness import tuning, tuning_view
-    from harness.db import database_exists, mask_url
     console = output_console()
-    view = tuning_view.TuneView(Console(stderr=True))
-    given_db = None if db_url is None or db_url == os.environ.get("HARNESS_DB") else mask_url(db_url)
-    options = {"--trials": trials, "--workers": workers, "--address": address, "--db": given_db,
-               "--stale-after": None if stale_after == 120 else stale_after, "--validate": validate_only}
+    view = None
     try:
-        with _sigterm_as_interrupt():
+        with _sigterm_as_interrupt():  # from the start: a Ctrl-C while the imports run still says how to resume
+            from rich.console import Console
+
+            from harness import tuning, tuning_view
+            from harness.db import database_exists, mask_url
+            view = tuning_view.TuneView(Console(stderr=True))
             if validate_only:
                 if not database_exists(tuning.database_url(db_url)):  # checked before anything opens (and creates) it
                     raise click.UsageError(f"no results database at {mask_url(tuning.database_url(db_url))}; "
@@ -565,12 +553,18 @@ def tune(study: str, trials: int | None, workers: int | None, address: str | Non
                                   db_url=db_url, grace_period=stale_after, on_event=view,
                                   allow_engines=allow_engines)
     except KeyboardInterrupt:
-        view.close()
+        if view is not None:
+            view.close()
+        from harness.db import mask_url
+        given_db = None if db_url is None or db_url == os.environ.get("HARNESS_DB") else mask_url(db_url)
+        options = {"--trials": trials, "--workers": workers, "--address": address, "--db": given_db,
+                   "--stale-after": None if stale_after == 120 else stale_after, "--validate": validate_only}
         click.echo(f"harness: tuning interrupted; nothing is lost, resume with: "
-                   f"{tuning_view.resume_command(study, options)}", err=True)
+                   f"{resume_command(study, options)}", err=True)
         return 130
     finally:
-        view.close()
+        if view is not None:
+            view.close()
     if as_json:
         click.echo(tuning_view.summary_json(summary))
         return 0
@@ -579,6 +573,16 @@ def tune(study: str, trials: int | None, workers: int | None, address: str | Non
     if summary.validation is not None:
         console.print(tuning_view.validation_table(summary.validation))
     return 0
+
+
+def resume_command(study: str, options: dict[str, Any]) -> str:
+    """The command that resumes an interrupted study, with the options that were given."""
+    import shlex
+    words = ["harness", "tune", study]
+    for flag, value in options.items():
+        if value is not None and value is not False:
+            words += [flag] if value is True else [flag, str(value)]
+    return shlex.join(words)
 
 
 @contextmanager
@@ -635,10 +639,10 @@ DEFAULT_MOVE_TIME = 2.0  # seconds per move in live play: the Gameboard API has 
 @click.option("--rate", default=0.5, show_default=True, type=click.FloatRange(min=0, min_open=True),
               help="Requests per second at most, across all workers.")
 @click.option("--level", type=click.Choice(["wise", "easy"]), help="Totality level (sent as ?level= on init).")
-@click.option("--workers", default=1, show_default=True, type=click.IntRange(1), help="Games in parallel (Ray pool).")
+@workers_option
 @click.option("--move-time", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
               help="Per-move time budget for players that take one [default: 2].")
-@click.option("--address", default=None, help="Ray cluster to join (default: a local one).")
+@address_option
 @click.option("--resume", "resume_id", type=int, metavar="GAME_ID", help="Continue an interrupted live game.")
 @db_option
 @allow_engines_option
@@ -797,18 +801,15 @@ def emulate(host: str, port: int, opponent: str, beat_ms: int, key_file: str, ma
               help="Random opening plies per match (seeded).")
 @click.option("--sprt", default=None, metavar="ELO0,ELO1[,ALPHA,BETA]",
               help="Two-player comparison: stop when the pentanomial SPRT (logistic Elo) decides.")
-@click.option("--workers", type=click.IntRange(1), default=None, metavar="W",
-              help="Worker processes [default: every CPU of the machine or cluster].")
-@click.option("--address", default=None, metavar="ADDR",
-              help="Join a running Ray cluster: HOST:PORT of its head, or auto.")
+@workers_option
+@address_option
 @click.option("--run-name", default=None, metavar="NAME", help="A name for the run (usable with --resume).")
 @click.option("--resume", default=None, metavar="RUN", help="Finish an interrupted run (id or name).")
-@click.option("--json", "as_json", is_flag=True, help="Print only a one-line JSON summary (format in docs/cluster.md).")
+@json_option("only a one-line JSON summary (format in docs/cluster.md)")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar on stderr.")
 @db_option
 @allow_engines_option
-@click.pass_context
-def tournament(ctx: click.Context, game: str | None, players: tuple[str, ...], opponent: str | None,
+def tournament(game: str | None, players: tuple[str, ...], opponent: str | None,
                round_robin: bool, ladder: bool, games: int | None, seed_start: int, opening_plies: int,
                sprt: str | None,
                workers: int | None, address: str | None, run_name: str | None, resume: str | None,
@@ -839,19 +840,21 @@ def tournament(ctx: click.Context, game: str | None, players: tuple[str, ...], o
 
     from rich.console import Console
 
+    from harness.db.queries import leaderboard_document, ratings_document
+    from harness.dbsource import DatabaseSource
     from harness.tournament import run_tournament
-    report = run_tournament(game, players, opponent, round_robin=round_robin, ladder=ladder, games=games,
-                            seed_start=seed_start, opening_plies=opening_plies, sprt=sprt, workers=workers,
-                            address=address, db_url=db_url, run_name=run_name, resume=resume,
-                            allow_engines=allow_engines, console=None if quiet else Console(stderr=True))
-    if as_json:
-        click.echo(json.dumps(report.to_dict()))
-        return 130 if report.interrupted else 0
-    ctx.invoke(leaderboard, game=report.config.game, opponent=None, run=str(report.run_id), by="mean",
-               as_json=False, as_csv=False, db_url=db_url)
-    if report.config.mode == "round-robin" and report.recorded:  # both seats: Elo says more
-        ctx.invoke(ratings, game=report.config.game, run=str(report.run_id), anchor=None, as_json=False,
-                   db_url=db_url)
+    with DatabaseSource(db_url) as source:  # opened once: the run, then its leaderboard
+        report = run_tournament(game, players, opponent, round_robin=round_robin, ladder=ladder, games=games,
+                                seed_start=seed_start, opening_plies=opening_plies, sprt=sprt, workers=workers,
+                                address=address, run_name=run_name, resume=resume, allow_engines=allow_engines,
+                                console=None if quiet else Console(stderr=True), database=source)
+        if as_json:
+            click.echo(json.dumps(report.to_dict()))
+            return 130 if report.interrupted else 0
+        database, run = source.writable(), str(report.run_id)
+        print_leaderboard(leaderboard_document(database, report.config.game, run=run, by="mean"), "mean")
+        if report.config.mode == "round-robin" and report.recorded:  # both seats: Elo says more
+            print_ratings(ratings_document(database, report.config.game, run=run))
     for standing in report.ladder:
         worst = standing.worst.rung
         print_table(f"{standing.player} against the ladder", ["rung", "games", "W", "D", "L", "mean", "worst"],
@@ -864,6 +867,30 @@ def tournament(ctx: click.Context, game: str | None, players: tuple[str, ...], o
     return 130 if report.interrupted else 0
 
 # ---- end of commands: tournaments -------------------------------------------------------------
+
+
+def flags_named(error: InvalidInput, command: click.Command) -> str:
+    """``error``'s message with each parameter it names written as the option that sets it in ``command``.
+
+    The library speaks of its parameters (``games must be at least 1``); a
+    command's click parameters carry the same names, so the one mapping is
+    the command's own declaration (``--games``, ``--seeds`` for
+    ``seed_start``, ``GAME`` for an argument).
+    """
+    text = str(error)
+    for name in getattr(error, "parameters", ()):
+        text = re.sub(rf"(?<![\w-]){re.escape(name)}(?![\w-])", lambda _: flag_of(command, name), text)
+    return text
+
+
+def flag_of(command: click.Command, name: str) -> str:
+    """The option (its long form) or argument of ``command`` that sets the library parameter ``name``."""
+    for param in command.params:
+        if param.name == name:
+            if isinstance(param, click.Option):
+                return max(param.opts, key=len)
+            return param.human_readable_name
+    return "--" + name.replace("_", "-")
 
 
 def main(argv: list[str] | None = None) -> int:

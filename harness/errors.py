@@ -48,7 +48,16 @@ class HarnessError(Exception):
 
 
 class InvalidInput(HarnessError, ValueError):
-    """Input that cannot be used; the message names what is valid."""
+    """Input that cannot be used; the message names what is valid.
+
+    ``parameters`` are the names of the library's parameters the message
+    speaks of (``games``, ``base_url``); the CLI writes each as the flag that
+    sets it (``--games``, ``--base-url``), so no library message names a flag.
+    """
+
+    def __init__(self, message: str = "", *, parameters: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.parameters = parameters
 
 
 class UnknownGame(InvalidInput):

@@ -18,27 +18,28 @@ from pathlib import Path
 from harness.errors import HarnessError, UnusableResource
 
 
-def check_output_file(path: str | os.PathLike[str], option: str = "--out") -> Path:
+def check_output_file(path: str | os.PathLike[str], parameter: str = "out") -> Path:
     """The path of a file to write, checked before the work that produces it.
 
     Raises:
         UnusableResource: the path is a directory, its directory does not
             exist or is not a directory, or the file or directory cannot be
-            written; the message names the option and what would work.
+            written; the message names the parameter and what would work.
     """
     target = Path(path)
-    where = f"{option} {str(path)!r}"
+    where = f"{parameter} {str(path)!r}"
+    named = {"parameters": (parameter,)}
     if target.is_dir():
-        raise UnusableResource(f"{where} is a directory; give a file name, e.g. {option} "
-                               f"{target / 'report.html'}")
+        raise UnusableResource(f"{where} is a directory; give a file name, e.g. {parameter} "
+                               f"{target / 'report.html'}", **named)
     directory = target.parent if str(target.parent) else Path(".")
     if not directory.exists():
         raise UnusableResource(f"{where}: the directory {str(directory)!r} does not exist; create it "
-                               f"(mkdir -p {directory}) or give a path in an existing directory")
+                               f"(mkdir -p {directory}) or give a path in an existing directory", **named)
     if not directory.is_dir():
-        raise UnusableResource(f"{where}: {str(directory)!r} is not a directory")
+        raise UnusableResource(f"{where}: {str(directory)!r} is not a directory", **named)
     if not os.access(directory, os.W_OK | os.X_OK) or (target.exists() and not os.access(target, os.W_OK)):
-        raise UnusableResource(f"{where}: permission denied; give a path you can write")
+        raise UnusableResource(f"{where}: permission denied; give a path you can write", **named)
     return target
 
 
@@ -68,13 +69,14 @@ def write_text_whole(path: str | os.PathLike[str], text: str) -> Path:
 def bind_error(host: str, port: int, error: OSError) -> UnusableResource:
     """Why a server (the emulator, ``harness serve``) cannot listen on ``host:port``, and which option picks another."""
     where = f"cannot serve on {host}:{port}"
+    named = {"parameters": ("port", "host")}
     if error.errno == errno.EADDRINUSE:
-        return UnusableResource(f"{where}: the port is in use (another program or server); pick another "
-                                "with --port N, or --port 0 for any free port")
+        return UnusableResource(f"{where}: already in use (another program or server); pick another "
+                                "with port N, or port 0 for any free port", **named)
     if error.errno == errno.EACCES:
         return UnusableResource(f"{where}: permission denied (ports below 1024 need privileges); use "
-                                "--port 8765, or --port 0 for any free port")
+                                "port 8765, or port 0 for any free port", **named)
     if error.errno == errno.EADDRNOTAVAIL or isinstance(error, socket.gaierror):
-        return UnusableResource(f"{where}: {host!r} is not an address of this machine; use --host "
-                                "127.0.0.1 (loopback) or --host 0.0.0.0 (every interface)")
-    return UnusableResource(f"{where}: {error.strerror or error}; try --port 0 or --host 127.0.0.1")
+        return UnusableResource(f"{where}: {host!r} is not an address of this machine; use host "
+                                "127.0.0.1 (loopback) or host 0.0.0.0 (every interface)", **named)
+    return UnusableResource(f"{where}: {error.strerror or error}; try port 0 or host 127.0.0.1", **named)

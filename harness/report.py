@@ -13,11 +13,15 @@ from __future__ import annotations
 import html
 from dataclasses import asdict, dataclass, is_dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness import tuning
 from harness.errors import InvalidInput
 from harness.files import check_output_file, write_text_whole
+from players.named import SpecResolver
+
+if TYPE_CHECKING:
+    from harness.db import Database
 
 PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{title}</title>
@@ -60,7 +64,7 @@ def _plain(row: Any) -> dict[str, Any]:
     return {k: v for k, v in vars(row).items() if not k.startswith("_")}
 
 
-def score_distribution(db: Any, config: tuning.StudyFile, best_trial: int | None) -> tuple[Any, list[dict]]:
+def score_distribution(db: Database, config: tuning.StudyFile, best_trial: int | None) -> tuple[Any, list[dict]]:
     """Histogram of the validation scores of the defaults and of the best trial, and their summary rows."""
     import plotly.graph_objects as go
     figure = go.Figure()
@@ -122,8 +126,8 @@ def study_view(reference: str, db_url: str | None = None) -> StudyView:
     from harness.db import database_exists, mask_url, open_database
     url = tuning.database_url(db_url)
     if not database_exists(url):  # before Optuna's storage would create the file
-        raise InvalidInput(f"no results database at {mask_url(url)}; give --db URL where the study was tuned "
-                           "(harness studies lists them)")
+        raise InvalidInput(f"no results database at {mask_url(url)}; give db_url URL where the study was tuned "
+                           "(harness studies lists them)", parameters=("db_url",))
     config = tuning.study_reference(reference, url)
     trials = tuning.study_trials(config.name, url)
     complete = [t for t in trials if t["state"] == "complete"]
@@ -264,7 +268,6 @@ def _validation_html(validation: tuning.Validation | None) -> str:
             f"({html.escape(tuning.VERDICTS[validation.verdict])}).</p>" + _table(rows))
 
 
-def tuning_opponent(db: Any, config: tuning.StudyFile) -> str:
+def tuning_opponent(db: Database, config: tuning.StudyFile) -> str:
     """The study's opponent as the results database records it (named players resolved)."""
-    from players import load as load_player
-    return load_player(db.resolve_spec(config.opponent, allow_engines=True)).spec  # only read
+    return SpecResolver(db, allow_engines=True).canonical(config.opponent)  # only read

@@ -9,7 +9,7 @@ checked, so bad input creates nothing.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,7 +17,7 @@ from harness.db import Database
 from harness.errors import InvalidInput
 from harness.games import load as load_game
 from harness.match import MatchResult, MatchSpec, play_match
-from players import load as load_player
+from players.named import SpecResolver
 
 
 @dataclass(frozen=True)
@@ -43,18 +43,19 @@ class Series:
 
 
 def plan_series(game: str, player: str, opponent: str, *, seed_start: int = 0, games: int = 1,
-                opening_plies: int = 0, resolve: Callable[[str], str] = lambda spec: spec) -> Series:
-    """Check a series' settings and canonicalise its specs.
+                opening_plies: int = 0, resolver: SpecResolver | None = None) -> Series:
+    """Check a series' settings and canonicalise its specs (``resolver``: named players, default none).
 
     Raises:
         InvalidInput: an unknown game or player, a count below 1 or negative opening plies.
     """
     rules = load_game(game)
     if games < 1:
-        raise InvalidInput(f"--games must be at least 1, got {games}")
+        raise InvalidInput(f"games must be at least 1, got {games}", parameters=("games",))
     if opening_plies < 0:
-        raise InvalidInput(f"--opening-plies must not be negative, got {opening_plies}")
-    player_spec, opponent_spec = (load_player(resolve(spec), rules.name).spec for spec in (player, opponent))
+        raise InvalidInput(f"opening_plies must not be negative, got {opening_plies}", parameters=("opening_plies",))
+    resolver = resolver if resolver is not None else SpecResolver()
+    player_spec, opponent_spec = (resolver.canonical(spec, rules.name) for spec in (player, opponent))
     return Series(rules.spec, player_spec, opponent_spec, seed_start, games, opening_plies)
 
 

@@ -116,8 +116,8 @@ class SprtConfig:
         except ValueError:
             numbers = []
         if len(numbers) not in (2, 4) or not all(map(math.isfinite, numbers)):
-            raise InvalidInput(f"--sprt {text!r} is not valid; use elo0,elo1 or "
-                               "elo0,elo1,alpha,beta (e.g. 0,10 or 0,10,0.05,0.05)")
+            raise InvalidInput(f"sprt {text!r} is not valid; use elo0,elo1 or "
+                               "elo0,elo1,alpha,beta (e.g. 0,10 or 0,10,0.05,0.05)", parameters=("sprt",))
         return cls(*numbers, model=model)
 
     @property

@@ -32,10 +32,9 @@ from __future__ import annotations
 
 import itertools
 import time
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.progress import (BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task,
@@ -43,12 +42,17 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, ProgressColu
 from rich.text import Text
 
 from harness.cluster import open_pool
-from harness.db import Database, open_database
+from harness.db import Database
+from harness.dbsource import DatabaseSource
 from harness.errors import HarnessError, InvalidInput, with_resume
 from harness.games import load as load_game
 from harness.match import MatchResult, MatchSpec, match_key
 from harness.sprt import Pentanomial, SprtConfig, SprtStatus, elo_estimate, pair_points
-from players import guard_engine, load as load_player
+from players import guard_engine
+from players.named import SpecResolver
+
+if TYPE_CHECKING:
+    from harness.cluster import MatchPool
 
 __all__ = ["LadderStanding", "RungResult", "TournamentConfig", "TournamentReport", "ladder_standings", "plan",
            "play", "run_tournament"]
@@ -138,7 +142,7 @@ class TournamentConfig:
 
 def plan(game: str, players: Iterable[str], opponent: str | None = None, *, round_robin: bool = False,
          ladder: bool = False, games: int, seed_start: int = 0, opening_plies: int = 0, sprt: str | SprtConfig | None = None,
-         resolve: Callable[[str], str] = lambda spec: spec) -> TournamentConfig:
+         resolver: SpecResolver | None = None) -> TournamentConfig:
     """Check a tournament's settings and canonicalize every spec.
 
     Args:
@@ -152,55 +156,56 @@ def plan(game: str, players: Iterable[str], opponent: str | None = None, *, roun
         seed_start: the first seed.
         opening_plies: random opening plies per match (seeded).
         sprt: ``"elo0,elo1[,alpha,beta]"`` or a config: stop when the test decides.
-        resolve: maps a spec to the stored spec it names (``Database.resolve_spec``).
+        resolver: resolves named players and canonicalises every spec, once each (default: one
+            without a database, so a named player is bad input).
 
     Raises:
         InvalidInput: an unknown game or player, a missing or contradictory
             choice of gauntlet/round-robin, too few players, a bad count.
     """
     rules = load_game(game)
-    aliases: dict[str, str] = {}
+    resolver = resolver if resolver is not None else SpecResolver()
 
     def canonical(spec: str) -> str:
-        resolved = resolve(spec)
-        text = load_player(resolved, rules.name).spec
-        if resolved != spec:  # a name such as tuned:<study>, kept for the record
-            aliases.setdefault(text, spec)
-        return text
+        return resolver.canonical(spec, rules.name)
 
     given = list(players)
     if not given:
-        raise InvalidInput("give at least one --player SPEC")
+        raise InvalidInput("give at least one player spec in players", parameters=("players",))
     specs = tuple(dict.fromkeys(canonical(spec) for spec in given))
     opponent_spec = canonical(opponent) if opponent is not None else None
     if sum((opponent_spec is not None, round_robin, ladder)) > 1:
-        raise InvalidInput("choose one of --opponent SPEC (a gauntlet), --ladder and --round-robin")
+        raise InvalidInput("choose one of opponent SPEC (a gauntlet), ladder and round_robin",
+                           parameters=("opponent", "ladder", "round_robin"))
     if opponent_spec is None and not round_robin and not ladder:
-        raise InvalidInput("give --opponent SPEC for a gauntlet, --ladder for the game's ladder of "
-                           "reference opponents, or --round-robin between the players")
+        raise InvalidInput("give opponent SPEC for a gauntlet, ladder for the game's ladder of "
+                           "reference opponents, or round_robin between the players",
+                           parameters=("opponent", "ladder", "round_robin"))
     if games < 1:
-        raise InvalidInput(f"--games must be at least 1, got {games}")
+        raise InvalidInput(f"games must be at least 1, got {games}", parameters=("games",))
     sprt_config = SprtConfig.parse(sprt) if isinstance(sprt, str) else sprt
     rungs: tuple[str, ...] = ()
     if ladder:
         if sprt_config is not None:
-            raise InvalidInput("--sprt compares two players; it does not combine with --ladder")
+            raise InvalidInput("sprt compares two players; it does not combine with ladder",
+                               parameters=("sprt", "ladder"))
         from players.ladder import ladder as ladder_of
         rungs = tuple(ladder_of(rules.spec))
     if sprt_config is not None:
         pair = specs + ((opponent_spec,) if opponent_spec is not None else ())
         if len(pair) != 2 or len(set(pair)) != 2:
-            raise InvalidInput("--sprt compares two players: give --player A --opponent B, or two "
-                               "--player with --round-robin")
+            raise InvalidInput("sprt compares two players: give players A opponent B, or two "
+                               "players with round_robin", parameters=("sprt", "players", "opponent", "round_robin"))
         specs, opponent_spec = pair, None  # always seat-swapped pairs
     if opponent_spec is None and not rungs:
         if len(specs) < 2:
             raise InvalidInput("a round-robin needs at least two different players")
         if games % 2:
-            raise InvalidInput(f"a round-robin plays each seed in both seats: --games must be even, "
-                               f"got {games}")
+            raise InvalidInput(f"a round-robin plays each seed in both seats: games must be even, "
+                               f"got {games}", parameters=("games",))
     if opening_plies < 0:
-        raise InvalidInput(f"--opening-plies must not be negative, got {opening_plies}")
+        raise InvalidInput(f"opening_plies must not be negative, got {opening_plies}", parameters=("opening_plies",))
+    aliases = {spec: name for spec, name in resolver.aliases.items() if spec in specs + (opponent_spec,)}
     return TournamentConfig(rules.spec, specs, opponent_spec, games, seed_start, opening_plies,
                             sprt_config, aliases, rungs)
 
@@ -375,7 +380,7 @@ class _PairTracker:
         return SprtStatus.of(self.config.sprt, self.counts)
 
 
-def play(database: Database, run_id: int, config: TournamentConfig, pool: Any, *,
+def play(database: Database, run_id: int, config: TournamentConfig, pool: MatchPool, *,
          console: Console | None = None,
          on_result: Callable[[MatchResult], None] | None = None) -> TournamentReport:
     """Play the run's missing matches on ``pool``, recording each as it arrives.
@@ -451,31 +456,12 @@ def play(database: Database, run_id: int, config: TournamentConfig, pool: Any, *
         ladder=ladder_standings(config, database.matches(run_id=run_id)) if config.mode == LADDER else ())
 
 
-@contextmanager
-def _lookup(db_url: str | None, allow_engines: bool = False) -> Iterator[Callable[[str], str]]:
-    """A resolver of ``tuned:<name>`` specs that opens an existing database only when one is asked for."""
-    opened: list[Database] = []
-
-    def resolve(spec: str) -> str:
-        if not spec.startswith("tuned:"):
-            return spec
-        if not opened:
-            opened.append(open_database(db_url, create=False))
-        return opened[0].resolve_spec(spec, allow_engines=allow_engines)
-
-    try:
-        yield resolve
-    finally:
-        for database in opened:
-            database.close()
-
-
 def run_tournament(game: str | None, players: Iterable[str] = (), opponent: str | None = None, *,
                    round_robin: bool = False, ladder: bool = False, games: int | None = None, seed_start: int = 0,
                    opening_plies: int = 0, sprt: str | None = None, workers: int | None = None,
                    address: str | None = None, db_url: str | None = None, run_name: str | None = None,
                    resume: str | None = None, allow_engines: bool = False,
-                   console: Console | None = None) -> TournamentReport:
+                   console: Console | None = None, database: DatabaseSource | None = None) -> TournamentReport:
     """Plan (or resume) a tournament, play it on a Ray pool and record it: the CLI's one call.
 
     Args:
@@ -485,47 +471,57 @@ def run_tournament(game: str | None, players: Iterable[str] = (), opponent: str 
             be given.
         workers: worker actors (None: every CPU).
         address: Ray address to join (None: a local cluster).
-        db_url: the results database (None: ``$HARNESS_DB`` or the default file).
+        db_url: the results database (None: ``$HARNESS_DB`` or the default file), when no
+            ``database`` is given.
         run_name: a name for the new run.
         resume: the id or name of a run to finish.
         allow_engines: run engine commands that come from the database (a
             ``tuned:`` alias, the players of a resumed run).
         console: where the progress bar goes (None: none).
+        database: the command's database, opened at most once (the caller closes it); the
+            run's leaderboard is read from it afterwards.
 
     Raises:
         InvalidInput: bad settings, an unknown run, or a run that is not a tournament.
         ClusterError, DatabaseError: the pool or the database failed.
     """
+    if database is None:
+        with DatabaseSource(db_url) as source:
+            return run_tournament(game, players, opponent, round_robin=round_robin, ladder=ladder, games=games,
+                                  seed_start=seed_start, opening_plies=opening_plies, sprt=sprt, workers=workers,
+                                  address=address, run_name=run_name, resume=resume, allow_engines=allow_engines,
+                                  console=console, database=source)
     if resume is not None:
         given = list(players) or opponent or round_robin or ladder or games is not None or sprt
         if given or run_name:
-            raise InvalidInput("--resume takes the plan from the run; give only GAME, --workers, "
-                               "--address and --db with it")
-        with open_database(db_url, create=False) as database:
-            database.check_writable()  # a read-only database fails here, before Ray starts
-            run = database.run(resume)
-            if run is None or run.kind != "tournament":
-                raise InvalidInput(f"no tournament run {resume!r} in {database.masked_url} "
-                                   "(harness runs --kind tournament lists them)")
-            config = TournamentConfig.from_dict(run.config)
-            for spec in config.players + config.opponents():
-                guard_engine(spec, f"run {run.id}'s player", allow_engines)
-            if game is not None and load_game(game).spec != config.game:
-                raise InvalidInput(f"run {run.id} plays {config.game}, not {game}")
-            database.set_run_status(run.id, "running")
-            with open_pool(workers=workers, address=address) as pool:  # one local worker: in-process
-                return play(database, run.id, config, pool, console=console)
-    if game is None:
-        raise InvalidInput("give GAME (or --resume RUN)")
-    if games is None:
-        raise InvalidInput("give --games N")
-    with _lookup(db_url, allow_engines) as resolve:  # tuned:<name> needs the database; nothing else does
-        config = plan(game, players, opponent, round_robin=round_robin, ladder=ladder, games=games,
-                      seed_start=seed_start, opening_plies=opening_plies, sprt=sprt, resolve=resolve)
-    with open_database(db_url) as database:  # only now, with the input checked: bad input creates nothing
-        database.check_writable()  # a read-only database fails here, before Ray starts
+            raise InvalidInput("resume takes the plan from the run; give only game, workers, "
+                               "address and db_url with it",
+                               parameters=("resume", "game", "workers", "address", "db_url"))
+        db = database.existing()
+        db.check_writable()  # a read-only database fails here, before Ray starts
+        run = db.run(resume)
+        if run is None or run.kind != "tournament":
+            raise InvalidInput(f"no tournament run {resume!r} in {db.masked_url} "
+                               "(harness runs --kind tournament lists them)")
+        config = TournamentConfig.from_dict(run.config)
+        for spec in config.players + config.opponents():
+            guard_engine(spec, f"run {run.id}'s player", allow_engines)
+        if game is not None and load_game(game).spec != config.game:
+            raise InvalidInput(f"run {run.id} plays {config.game}, not {game}")
+        db.set_run_status(run.id, "running")
         with open_pool(workers=workers, address=address) as pool:  # one local worker: in-process
-            pool.start()  # Ray reachable and the workers up before the run is written
-            run_id = database.start_run("tournament", config.game, config.to_dict(), name=run_name)
-            return play(database, run_id, config, pool, console=console)
-
+            return play(db, run.id, config, pool, console=console)
+    if game is None:
+        raise InvalidInput("give game (or resume RUN)", parameters=("game", "resume"))
+    if games is None:
+        raise InvalidInput("give games N", parameters=("games",))
+    # a named player needs the database (it must exist); nothing else does before the plan is checked
+    resolver = SpecResolver(database.existing, allow_engines=allow_engines)
+    config = plan(game, players, opponent, round_robin=round_robin, ladder=ladder, games=games,
+                  seed_start=seed_start, opening_plies=opening_plies, sprt=sprt, resolver=resolver)
+    db = database.writable()  # only now, with the input checked: bad input creates nothing
+    db.check_writable()  # a read-only database fails here, before Ray starts
+    with open_pool(workers=workers, address=address) as pool:  # one local worker: in-process
+        pool.start()  # Ray reachable and the workers up before the run is written
+        run_id = db.start_run("tournament", config.game, config.to_dict(), name=run_name)
+        return play(db, run_id, config, pool, console=console)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import math
-import shlex
 from typing import Any
 
 from rich.console import Console, Group
@@ -100,15 +99,6 @@ def _finite(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [_finite(item) for item in value]
     return value
-
-
-def resume_command(study: str, options: dict[str, Any]) -> str:
-    """The command that resumes an interrupted study, with the options that were given."""
-    words = ["harness", "tune", study]
-    for flag, value in options.items():
-        if value is not None and value is not False:
-            words += [flag] if value is True else [flag, str(value)]
-    return shlex.join(words)
 
 
 def validation_table(validation: Validation) -> Any:

@@ -84,7 +84,7 @@ def guard_engine(spec: str | dict[str, Any], source: str, allow_engines: bool) -
     """
     if not allow_engines and runs_command(spec):
         raise SpecError(f"{source} runs an engine command ({load(spec).spec}); engines named there run only with "
-                        "--allow-engines (harness play, tournament, tune, live, arena)")
+                        "allow_engines (harness play, tournament, tune, live, arena)", parameters=("allow_engines",))
     return spec
 
 

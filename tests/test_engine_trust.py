@@ -48,7 +48,7 @@ def test_a_spec_given_on_the_command_line_needs_no_flag(db_url, capsys):
 
 def test_read_only_lookups_resolve_engine_aliases(db_url):
     with open_database(db_url) as db:
-        with pytest.raises(SpecError, match="--allow-engines"):
+        with pytest.raises(SpecError, match="run only with allow_engines"):
             db.resolve_spec("tuned:engine")
         assert db.resolve_spec("tuned:engine", allow_engines=True).startswith("external:")
         assert db.leaderboard("totality", opponent="tuned:engine") is not None

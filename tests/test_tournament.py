@@ -19,6 +19,7 @@ from harness.cluster import Pool
 from harness.db import open_database
 from harness.errors import InvalidInput, SpecError
 from harness.match import match_key
+from players.named import SpecResolver
 from harness.tournament import TournamentConfig, plan, play
 
 GAME = "totality"
@@ -158,7 +159,7 @@ def test_plan_with_ladder_meets_every_rung_of_the_games_ladder():
 
 
 def test_plan_rejects_contradictory_or_incomplete_settings():
-    with pytest.raises(InvalidInput, match="--opponent SPEC for a gauntlet, --ladder"):
+    with pytest.raises(InvalidInput, match="give opponent SPEC for a gauntlet, ladder"):
         plan(GAME, ["random"], games=2)
     with pytest.raises(InvalidInput, match="choose one"):
         plan(GAME, ["random", "greedy"], "gbot", round_robin=True, games=2)
@@ -170,7 +171,7 @@ def test_plan_rejects_contradictory_or_incomplete_settings():
         plan(GAME, ["random", "greedy"], "gbot", games=10, sprt="0,10")
     with pytest.raises(InvalidInput, match="choose one"):
         plan(GAME, ["random"], "gbot", ladder=True, games=2)
-    with pytest.raises(InvalidInput, match="does not combine with --ladder"):
+    with pytest.raises(InvalidInput, match="does not combine with ladder"):
         plan(GAME, ["random"], ladder=True, games=2, sprt="0,10")
     with pytest.raises(SpecError):
         plan(GAME, ["nosuchkind"], "gbot", games=2)
@@ -178,13 +179,23 @@ def test_plan_rejects_contradictory_or_incomplete_settings():
         plan("chess", ["random"], "gbot", games=2)
 
 
+class OneNamedPlayer:
+    """An alias store holding tuned:best; counts its look-ups."""
+
+    def __init__(self) -> None:
+        self.lookups = 0
+
+    def resolve_spec(self, spec: str, allow_engines: bool = False) -> str:
+        self.lookups += 1
+        return {"tuned:best": "alphabeta:depth=2"}.get(spec, spec)
+
+
 def test_plan_canonicalizes_specs_and_round_trips_through_the_run_config():
     config = plan("totality:level=easy", ["alphabeta:depth=2", "greedy"], "gbot", games=4,
-                  opening_plies=2, resolve=lambda spec: {"tuned:best": "alphabeta:depth=2"}.get(spec, spec))
+                  opening_plies=2, resolver=SpecResolver(OneNamedPlayer()))
     assert config.game == "totality:level=easy"
     assert TournamentConfig.from_dict(config.to_dict()) == config
-    resolved = plan(GAME, ["tuned:best"], "gbot", games=1,
-                    resolve=lambda spec: {"tuned:best": "alphabeta:depth=2"}.get(spec, spec))
+    resolved = plan(GAME, ["tuned:best"], "gbot", games=1, resolver=SpecResolver(OneNamedPlayer()))
     assert resolved.players == ("alphabeta:depth=2",)
     assert resolved.aliases == {"alphabeta:depth=2": "tuned:best"}
 

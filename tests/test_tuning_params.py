@@ -74,7 +74,7 @@ def test_tuning_a_uci_option_needs_allow_engines_then_runs_for_real(fairy_stockf
                                     '"option.Skill Level" = { choices = [20, 0], integer = true }'))
     url = f"sqlite:///{tmp_path / 'harness.db'}"
     with Pool(workers=2) as pool:
-        with pytest.raises(SpecError, match="runs an engine command .* --allow-engines"):
+        with pytest.raises(SpecError, match="runs an engine command .* allow_engines"):
             tune(config, db_url=url, pool=pool)
         with open_database(url) as db:
             assert db.runs() == []  # refused before anything was written

@@ -5,7 +5,8 @@
 * ``workers``: the Ray actors around it, and shared rate limiters and mailboxes;
 * ``batching``: the match queue and batch sizes;
 * ``pool``: the pool of actors that retries lost work and follows the capacity;
-* ``inprocess``: one worker in the driver's own process (``--workers 1``, no Ray).
+* ``inprocess``: one worker in the driver's own process (``--workers 1``, no Ray);
+* ``protocol``: ``MatchPool``, what the schedulers need of either pool.
 
 Names are loaded on first use, so a command that needs no Ray (the
 in-process pool) never imports it.
@@ -23,6 +24,7 @@ _NAMES = {
     "ray_session": "session", "cluster_cpus": "session",
     "InProcessPool": "inprocess",
     "open_pool": "inprocess",
+    "MatchPool": "protocol",
 }
 
 __all__ = sorted(_NAMES)

@@ -19,6 +19,7 @@ from typing import Any
 from harness.cluster.batching import DurationMeter, MatchQueue, PoolStats, TaggedRuns
 from harness.cluster.work import Mailbox, MatchWorker, TokenBucket
 from harness.errors import InvalidInput
+from harness.cluster.protocol import MatchPool
 from harness.match import MatchResult, MatchSpec
 
 __all__ = ["InProcessPool", "LocalRateLimiter", "LocalChannel"]
@@ -124,7 +125,7 @@ class InProcessPool(TaggedRuns):
         return LocalChannel()
 
 
-def open_pool(workers: int | None = None, address: str | None = None, **options: Any) -> Any:
+def open_pool(workers: int | None = None, address: str | None = None, **options: Any) -> MatchPool:
     """The pool for ``--workers``/``--address``: in-process for one local worker, else Ray actors."""
     if workers == 1 and address is None:
         return InProcessPool()

@@ -44,15 +44,15 @@ USER_AGENT = f"boardgame-harness/{__version__} (+automated board-game bot; pytho
 DEFAULT_RATE = 0.5
 
 
-def check_url(url: str, what: str = "URL") -> str:
+def check_url(url: str, parameter: str = "url") -> str:
     """``url`` if it is an http(s) address; refused at once otherwise (no retry could help).
 
     Raises:
         InvalidInput: the URL has no ``http://`` or ``https://`` scheme.
     """
     if not isinstance(url, str) or not url.startswith(("http://", "https://")) or len(url.split("://", 1)[1]) == 0:
-        raise InvalidInput(f"{what} must start with http:// or https://, got {url!r} "
-                           f"(e.g. http://127.0.0.1:8765)")
+        raise InvalidInput(f"{parameter} must start with http:// or https://, got {url!r} "
+                           f"(e.g. http://127.0.0.1:8765)", parameters=(parameter,) if parameter.isidentifier() else ())
     return url
 
 

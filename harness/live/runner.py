@@ -19,7 +19,7 @@ import queue
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Protocol
 
 from harness.console import output_console
 from harness.errors import HarnessError, InvalidInput, LiveError
@@ -29,8 +29,37 @@ from harness.live.http import DEFAULT_RATE, RateLimiter, RetryPolicy, check_url
 from harness.live.seat import MATCHES_PATH, SeatConfig, create_match, play_seat, seat_key
 from harness.live.session import Checkpoint, LiveGameConfig, play_live_game, slug_of
 from harness.match import MatchResult
+from players.named import SpecResolver
 
 Progress = Callable[[Checkpoint], None]
+
+
+class LiveRecords(Protocol):
+    """What a live run needs of the results database (``harness.db.Database`` implements it).
+
+    Declared here, so the live layer speaks of the database without importing it.
+    """
+
+    def check_writable(self) -> None: ...
+
+    def resolve_spec(self, spec: str, allow_engines: bool = False) -> str: ...
+
+    def start_run(self, kind: str, game: str, config: dict[str, Any], name: str | None = None,
+                  study: str | None = None, trial: int | None = None) -> int: ...
+
+    def set_run_status(self, run_id: int, status: str) -> None: ...
+
+    def record(self, run_id: int, result: MatchResult) -> bool: ...
+
+    def recorded_keys(self, run_id: int) -> set[str]: ...
+
+    def save_live_game(self, run_id: int, key: str, game: str, seed: int, player: str, server_state: Any,
+                       actions: list[Any], status: str, error: str | None = None,
+                       server_score: float | None = None, result: MatchResult | None = None) -> int: ...
+
+    def live_game(self, game_id: int) -> Any: ...
+
+    def live_games(self, run_id: int) -> list[Any]: ...
 
 
 @dataclass(frozen=True)
@@ -44,7 +73,7 @@ class LiveRunConfig:
     base_url: str = DEFAULT_BASE_URL
     rate: float = DEFAULT_RATE
     level: str | None = None
-    workers: int = 1
+    workers: int | None = None  # None: every CPU, one game in this process
     move_time: float | None = None
     address: str | None = None
     policy: RetryPolicy = field(default_factory=RetryPolicy)
@@ -101,7 +130,7 @@ class LiveSummary:
 class _Recorder:
     """Stores checkpoints and results in the driver (the one writer)."""
 
-    def __init__(self, db: Any, run_id: int, summary: LiveSummary, progress: Progress | None) -> None:
+    def __init__(self, db: LiveRecords, run_id: int, summary: LiveSummary, progress: Progress | None) -> None:
         self.db, self.run_id, self.summary, self.progress = db, run_id, summary, progress
 
     def __call__(self, checkpoint: Checkpoint) -> None:
@@ -118,7 +147,7 @@ class _Recorder:
             self.progress(checkpoint)
 
 
-def run_live(db: Any, config: LiveRunConfig, progress: Progress | None = None,
+def run_live(db: LiveRecords, config: LiveRunConfig, progress: Progress | None = None,
              allow_engines: bool = False) -> LiveSummary:
     """Play ``config.games`` live games and record them as a run of kind ``live``.
 
@@ -134,17 +163,15 @@ def run_live(db: Any, config: LiveRunConfig, progress: Progress | None = None,
     Raises:
         InvalidInput: a game that is not a Gameboard game, a bad rate or worker count.
     """
-    check_url(config.base_url, "--base-url")
+    check_url(config.base_url, "base_url")
     if config.games < 1:
-        raise InvalidInput(f"--games must be at least 1, got {config.games}")
-    if config.workers < 1:
-        raise InvalidInput(f"--workers must be at least 1, got {config.workers}")
+        raise InvalidInput(f"games must be at least 1, got {config.games}", parameters=("games",))
+    if config.workers is not None and config.workers < 1:
+        raise InvalidInput(f"workers must be at least 1, got {config.workers}", parameters=("workers",))
     RateLimiter(config.rate)  # validates the rate before anything starts
     db.check_writable()  # a read-only database fails before the first request
-    player = db.resolve_spec(config.player, allow_engines=allow_engines)
-    from players import load as load_player
     rules = load_game(config.game, **({"level": config.level} if config.level else {}))
-    player = load_player(player, rules.name).spec
+    player = SpecResolver(db, allow_engines=allow_engines).canonical(config.player, rules.name)
     config = replace(config, player=player)
     games = config.game_configs()
     run_id = db.start_run("live", rules.spec, {
@@ -156,7 +183,7 @@ def run_live(db: Any, config: LiveRunConfig, progress: Progress | None = None,
     for game in games:
         summary.games[game.key] = GameOutcome(game.key, game.seed)
     try:
-        if config.workers == 1:
+        if _in_process(config):
             _run_here(games, record, RateLimiter(config.rate))
         else:
             _run_on_pool(games, record, config)
@@ -165,6 +192,11 @@ def run_live(db: Any, config: LiveRunConfig, progress: Progress | None = None,
         raise
     db.set_run_status(run_id, "interrupted" if summary.interrupted else "done")
     return summary
+
+
+def _in_process(config: LiveRunConfig) -> bool:
+    """One worker and no cluster, or (no worker count given) a single game: no Ray to start."""
+    return config.workers == 1 or (config.workers is None and config.games == 1 and config.address is None)
 
 
 def _run_here(games: list[LiveGameConfig], record: _Recorder, limiter: RateLimiter) -> None:
@@ -231,7 +263,7 @@ def _run_on_pool(games: list[LiveGameConfig], record: _Recorder, config: LiveRun
             record(checkpoint)
 
 
-def resume_live(db: Any, game_id: int, base_url: str | None = None, rate: float = DEFAULT_RATE,
+def resume_live(db: LiveRecords, game_id: int, base_url: str | None = None, rate: float = DEFAULT_RATE,
                 move_time: float | None = None, policy: RetryPolicy | None = None,
                 progress: Progress | None = None, allow_engines: bool = False) -> LiveSummary:
     """Continue a stored live game from its last server state.
@@ -249,7 +281,7 @@ def resume_live(db: Any, game_id: int, base_url: str | None = None, rate: float 
         InvalidInput: no such live game, or it has already finished and been recorded.
     """
     if base_url is not None:
-        check_url(base_url, "--base-url")
+        check_url(base_url, "base_url")
     stored = db.live_game(game_id)
     if stored is None:
         raise InvalidInput(f"no live game with id {game_id}")
@@ -293,7 +325,7 @@ def resume_live(db: Any, game_id: int, base_url: str | None = None, rate: float 
     return summary
 
 
-def run_arena(db: Any, config: SeatConfig, seat: str = "red", match_options: dict[str, Any] | None = None,
+def run_arena(db: LiveRecords, config: SeatConfig, seat: str = "red", match_options: dict[str, Any] | None = None,
               allow_engines: bool = False) -> tuple[int, MatchResult]:
     """Play one seat of a Chinese chess match and record it as a live run.
 
@@ -310,10 +342,9 @@ def run_arena(db: Any, config: SeatConfig, seat: str = "red", match_options: dic
     Raises:
         InvalidInput: a URL without http:// or https://, an unknown player.
     """
-    from players import load as load_player
-    check_url(config.url, "--url")
+    check_url(config.url, "url")
     db.check_writable()  # a read-only database fails before the first request
-    player = load_player(db.resolve_spec(config.player, allow_engines=allow_engines), "xiangqi").spec
+    player = SpecResolver(db, allow_engines=allow_engines).canonical(config.player, "xiangqi")
     config = replace(config, player=player)
     if config.url.rstrip("/").endswith(MATCHES_PATH):
         config = replace(config, url=create_match(config.url, seat, config.seed, config.policy, match_options))
@@ -322,7 +353,7 @@ def run_arena(db: Any, config: SeatConfig, seat: str = "red", match_options: dic
     return run_id, _play_arena(db, run_id, config, [], [])
 
 
-def resume_arena(db: Any, game_id: int, rate: float | None = None,
+def resume_arena(db: LiveRecords, game_id: int, rate: float | None = None,
                  allow_engines: bool = False) -> tuple[int, MatchResult]:
     """Rejoin the match of a stored seat (``harness arena --resume GAME_ID``) and play it to its end.
 
@@ -347,7 +378,7 @@ def resume_arena(db: Any, game_id: int, rate: float | None = None,
                                       list(stored.actions))
 
 
-def _play_arena(db: Any, run_id: int, config: SeatConfig, plies: list[Any], sent: list[Any]) -> MatchResult:
+def _play_arena(db: LiveRecords, run_id: int, config: SeatConfig, plies: list[Any], sent: list[Any]) -> MatchResult:
     key = seat_key(config.url)
     state = {"url": config.url, "rate": config.rate, "plies": plies}
 

@@ -40,7 +40,7 @@ from harness.live.http import HttpClient, RateLimiter, RefusedRequest, RetryPoli
 from harness.live.session import ambiguity_counters
 from harness.live.tracking import Candidate, Tracker, action_key, choose_over_candidates
 from harness.match import MatchResult, build_result
-from players import Limits, load as load_player
+from players import Limits, Player, load as load_player
 
 FINISHED = ("finished", "done", "over", "ended", "closed")
 
@@ -168,7 +168,7 @@ class SeatGame:
     """
 
     def __init__(self, config: SeatConfig, sink: Callable[[dict[str, Any]], None] | None = None,
-                 player: Any = None, start_actions: list[Action] | tuple = ()) -> None:
+                 player: Player | None = None, start_actions: list[Action] | tuple = ()) -> None:
         check_url(config.url, "the seat URL")
         warm_up()  # before the first view: no clock runs yet
         self.config = config
@@ -445,7 +445,7 @@ def seat_key(url: str) -> str:
 
 
 def play_seat(config: SeatConfig, sink: Callable[[dict[str, Any]], None] | None = None,
-              player: Any = None, start_actions: list[Action] | tuple = ()) -> MatchResult:
+              player: Player | None = None, start_actions: list[Action] | tuple = ()) -> MatchResult:
     """Play one seat of a Chinese chess match to its end; see :class:`SeatGame`."""
     return SeatGame(config, sink, player, start_actions).run()
 
@@ -461,7 +461,7 @@ def create_match(url: str, seat: str = "red", seed: int = 0, policy: RetryPolicy
     Raises:
         ProtocolError: the reply names no seat URL.
     """
-    check_url(url, "--url")
+    check_url(url, "url")
     with HttpClient(limiter=RateLimiter(10.0), policy=policy or RetryPolicy(total_s=30.0)) as http:
         reply = http.post(url, {"seat": seat, "seed": seed, **(options or {})})
     seat_url = reply.get("url")

@@ -40,11 +40,14 @@ import json
 import random
 from collections import Counter
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
 from harness.errors import TrackingError
 from harness.games import Action, Rules, State
 from harness.live.observation import LayoutLearner
+
+if TYPE_CHECKING:
+    from players import Limits, Player
 
 PASS: Action = {"type": "pass"}
 
@@ -289,7 +292,7 @@ class Tracker:
         return {self.rules.notation(c.state) for c in candidates}
 
 
-def choose_over_candidates(player: Any, rules: Rules, candidates: list[Candidate], limits: Any = None,
+def choose_over_candidates(player: Player, rules: Rules, candidates: list[Candidate], limits: Limits | None = None,
                            max_evaluated: int = 8, allowed: Sequence[Action] | None = None,
                            rng: random.Random | None = None, fields: Iterable[str] | None = None) -> Action:
     """The player's action when one, several or no positions are possible.

@@ -37,7 +37,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness.errors import ClusterError, HarnessError, InvalidInput
 from harness.match import MatchResult, match_key
@@ -47,6 +47,10 @@ from harness.tuning.heartbeat import Heartbeat
 from harness.tuning.objectives import game_value, objective_value
 from harness.tuning.studyfile import StudyFile
 from harness.tuning.validation import Validation, check_engines, database_url, run_validation
+
+if TYPE_CHECKING:
+    from harness.cluster import MatchPool
+    from harness.db import Database
 
 __all__ = ["Driver", "TuneSummary", "tune", "should_start_trial", "GAMES_PER_WORKER", "open_pool"]
 
@@ -131,7 +135,7 @@ class TuneSummary:
 class Driver:
     """Runs one study's trials over a pool until the study has its budget of trials."""
 
-    def __init__(self, config: StudyFile, study: Study, db: Any, pool: Any, *, target: int,
+    def __init__(self, config: StudyFile, study: Study, db: Database, pool: MatchPool, *, target: int,
                  parallel: int | None, opponent: str, on_event: OnEvent = ignore) -> None:
         self.config = config
         self.study = study
@@ -411,7 +415,7 @@ class Driver:
 
 
 @contextmanager
-def open_pool(pool: Any, workers: int | None, address: str | None) -> Iterator[Any]:
+def open_pool(pool: MatchPool | None, workers: int | None, address: str | None) -> Iterator[MatchPool]:
     """The given pool, or a new one: every CPU of the machine or of the joined cluster by default,
     and for one local worker the in-process pool (no Ray to start)."""
     if pool is not None:
@@ -423,7 +427,7 @@ def open_pool(pool: Any, workers: int | None, address: str | None) -> Iterator[A
 
 
 @contextmanager
-def _resizes_as_events(pool: Any, on_event: OnEvent) -> Iterator[None]:
+def _resizes_as_events(pool: MatchPool, on_event: OnEvent) -> Iterator[None]:
     """While tuning, the pool's resizes reach the caller as ``PoolResized`` events."""
     previous = getattr(pool, "on_resize", None)
     pool.on_resize = lambda workers, before: on_event(PoolResized(workers, before))
@@ -434,7 +438,7 @@ def _resizes_as_events(pool: Any, on_event: OnEvent) -> Iterator[None]:
 
 
 def tune(config: StudyFile, *, trials: int | None = None, workers: int | None = None,
-         address: str | None = None, db_url: str | None = None, pool: Any = None,
+         address: str | None = None, db_url: str | None = None, pool: MatchPool | None = None,
          validate_best: bool = True, on_event: OnEvent = ignore, grace_period: int = 120,
          allow_engines: bool = False) -> TuneSummary:
     """Run (or resume) a study until it holds ``trials`` finished trials, then validate the best.
@@ -446,7 +450,7 @@ def tune(config: StudyFile, *, trials: int | None = None, workers: int | None = 
             default every CPU of the machine, or of the cluster at ``address``.
         address: a Ray cluster to join instead of starting a local one.
         db_url: results database URL, also the study's storage.
-        pool: an open ``harness.cluster.Pool`` to use (tests share one).
+        pool: an open pool to use (tests share one).
         validate_best: play the validation seeds at the end and save ``tuned:<study>``.
         on_event: called with progress values (``harness.tuning.events``).
         grace_period: seconds without a heartbeat after which a RUNNING trial
@@ -484,7 +488,7 @@ def tune(config: StudyFile, *, trials: int | None = None, workers: int | None = 
             validation, validation_games, validation_s = None, 0, 0.0
             if validate_best and study.best() is not None:
                 started = time.monotonic()
-                validation, validation_games = run_validation(config, db, url, active_pool, on_event)
+                validation, validation_games = run_validation(config, db, url, active_pool, on_event, opponent)
                 validation_s = time.monotonic() - started
             workers_now = active_pool.workers
         counts, best = study.counts(), study.best()

@@ -9,15 +9,20 @@ nothing is played when all are there. The best is saved as ``tuned:<study>``.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness.errors import InvalidInput
 from harness.tuning.events import OnEvent, ValidationProgress, ignore
 from harness.tuning.objectives import game_value, value_bounds
 from harness.tuning.stored import database_url, load_stored_study, study_reference
 from harness.tuning.studyfile import StudyFile
+from players.named import SpecResolver
+
+if TYPE_CHECKING:
+    from harness.cluster import MatchPool
+    from harness.db import Database
 
 __all__ = ["Interval", "Validation", "VERDICTS", "validate", "recorded_validation", "run_validation"]
 
@@ -72,7 +77,7 @@ def _interval(values: Sequence[float], bounds: tuple[float, float] | None = None
     return Interval(*(float(v) for v in bounded_mean_interval(list(values), bounds)))
 
 
-def _recorded_values(config: StudyFile, db: Any, runs: dict[str, tuple[str, int]]) -> dict[str, dict[int, float]]:
+def _recorded_values(config: StudyFile, db: Database, runs: dict[str, tuple[str, int]]) -> dict[str, dict[int, float]]:
     """Per seed values already recorded in each validation run (label -> (spec, run id))."""
     seeds = set(config.validation_seeds)
     return {label: {record.seed: game_value(record, config.objective) for record in db.matches(run_id=run_id)
@@ -80,7 +85,7 @@ def _recorded_values(config: StudyFile, db: Any, runs: dict[str, tuple[str, int]
             for label, (spec, run_id) in runs.items()}
 
 
-def _play_missing(config: StudyFile, db: Any, pool: Any, runs: dict[str, tuple[str, int]], opponent: str,
+def _play_missing(config: StudyFile, db: Database, pool: MatchPool, runs: dict[str, tuple[str, int]], opponent: str,
                   values: dict[str, dict[int, float]], on_event: OnEvent) -> int:
     """Play and record the validation games not recorded yet, filling ``values``; returns games played."""
     pending = 0
@@ -110,7 +115,7 @@ def _play_missing(config: StudyFile, db: Any, pool: Any, runs: dict[str, tuple[s
     return played
 
 
-def _validation_run(db: Any, config: StudyFile, label: str, spec: str, opponent: str, create: bool) -> int | None:
+def _validation_run(db: Database, config: StudyFile, label: str, spec: str, opponent: str, create: bool) -> int | None:
     name = f"{config.name}/validation/{label}"
     existing = db.run(name)
     if existing is not None or not create:
@@ -119,18 +124,21 @@ def _validation_run(db: Any, config: StudyFile, label: str, spec: str, opponent:
                                                 "opponent": opponent}, name=name, study=config.name)
 
 
-def _validation(config: StudyFile, db: Any, url: str, play: Any = None) -> tuple[Validation | None, int]:
+def _validation(config: StudyFile, db: Database, url: str, play: Callable[..., int] | None = None,
+                opponent: str | None = None) -> tuple[Validation | None, int]:
     """The validation of the study's best trial from the recorded games, and the games played for it.
 
     ``play(runs, values)`` plays the missing ones (returning how many); without
-    it a validation that is not complete is None.
+    it a validation that is not complete is None. ``opponent`` is the study's
+    opponent as resolved once for the run (``check_engines``); None resolves it here.
     """
     best = load_stored_study(config.name, url).best()
     if best is None:
         if play is None:
             return None, 0
         raise InvalidInput(f"study {config.name!r} has no complete trial yet")
-    opponent = db.resolve_spec(config.opponent, allow_engines=True)  # run only after check_engines
+    if opponent is None:
+        opponent = SpecResolver(db, allow_engines=True).resolve(config.opponent)  # only read: nothing is played
     defaults_spec = config.player_spec(config.default_weights())
     tuned_spec = best.spec or config.player_spec(dict(best.params))
     players = {"defaults": (defaults_spec, "defaults")}
@@ -161,8 +169,8 @@ def _validation(config: StudyFile, db: Any, url: str, play: Any = None) -> tuple
         named_player=f"tuned:{config.name}"), played
 
 
-def check_engines(config: StudyFile, db: Any, allow_engines: bool) -> str:
-    """The study's opponent resolved, after refusing engine commands unless ``allow_engines``.
+def check_engines(config: StudyFile, db: Database, allow_engines: bool) -> str:
+    """The study's opponent resolved, after refusing engine commands unless ``allow_engines``: once per run.
 
     A study's players run on every worker, and a stored study (``--validate
     NAME``) or a ``tuned:`` opponent comes from a database others write to, so
@@ -173,38 +181,44 @@ def check_engines(config: StudyFile, db: Any, allow_engines: bool) -> str:
     """
     from players import guard_engine
     guard_engine(config.player_spec(config.default_weights()), f"study {config.name!r}'s player", allow_engines)
-    opponent = db.resolve_spec(config.opponent, allow_engines=allow_engines)
+    opponent = SpecResolver(db, allow_engines=allow_engines).resolve(config.opponent)
     guard_engine(opponent, f"study {config.name!r}'s opponent", allow_engines)
     return opponent
 
 
-def recorded_validation(config: StudyFile, db: Any, db_url: str | None = None) -> Validation | None:
+def recorded_validation(config: StudyFile, db: Database, db_url: str | None = None) -> Validation | None:
     """The study's validation as recorded, or None when it has not been played in full."""
     return _validation(config, db, database_url(db_url))[0]
 
 
-def run_validation(config: StudyFile, db: Any, url: str, pool: Any,
-                   on_event: OnEvent = ignore) -> tuple[Validation, int]:
+def run_validation(config: StudyFile, db: Database, url: str, pool: MatchPool,
+                   on_event: OnEvent = ignore, opponent: str | None = None) -> tuple[Validation, int]:
     """Validate on an open pool and save ``tuned:<study>``; returns the validation and the games played.
+
+    Args:
+        opponent: the opponent as ``check_engines`` resolved it for the run (None: checked here).
 
     Raises:
         InvalidInput: the study has no complete trial yet.
     """
+    if opponent is None:
+        opponent = check_engines(config, db, allow_engines=True)  # the caller checked the engines
+    resolved = opponent
+
     def play(runs: dict[str, tuple[str, int]], values: dict[str, dict[int, float]]) -> int:
-        opponent = db.resolve_spec(config.opponent, allow_engines=True)  # run only after check_engines
-        played = _play_missing(config, db, pool, runs, opponent, values, on_event)
+        played = _play_missing(config, db, pool, runs, resolved, values, on_event)
         for _, run_id in runs.values():
             db.set_run_status(run_id, "done")
         return played
 
-    validation, played = _validation(config, db, url, play)
+    validation, played = _validation(config, db, url, play, opponent)
     db.save_named_player(config.name, validation.tuned_spec, config.game,
                          note=f"study {config.name}, trial {validation.best_trial}")
     return validation, played
 
 
 def validate(config: StudyFile | str, *, db_url: str | None = None, workers: int | None = None,
-             address: str | None = None, pool: Any = None, db: Any = None,
+             address: str | None = None, pool: MatchPool | None = None, db: Database | None = None,
              on_event: OnEvent = ignore, allow_engines: bool = False) -> Validation:
     """Play the best trial and the defaults on the validation seeds; save ``tuned:<study>``.
 
@@ -224,11 +238,11 @@ def validate(config: StudyFile | str, *, db_url: str | None = None, workers: int
     own_db = db is None
     db = db or open_database(url)
     try:
-        check_engines(config, db, allow_engines)
-        validation, _ = _validation(config, db, url)
+        opponent = check_engines(config, db, allow_engines)
+        validation, _ = _validation(config, db, url, opponent=opponent)
         if validation is None:
             with open_pool(pool, workers, address) as active_pool:
-                validation, _ = run_validation(config, db, url, active_pool, on_event)
+                validation, _ = run_validation(config, db, url, active_pool, on_event, opponent)
         else:
             db.save_named_player(config.name, validation.tuned_spec, config.game,
                                  note=f"study {config.name}, trial {validation.best_trial}")

@@ -11,7 +11,7 @@ from harness.cli import main
 
 def test_live_plays_records_and_summarises_games_against_the_emulator(emulator, tmp_path, capsys):
     db = f"sqlite:///{tmp_path / 'cli.db'}"
-    code = main(["live", "totality", "--level", "easy", "--player", "random", "--games", "2", "--seed-start", "5",
+    code = main(["live", "totality", "--level", "easy", "--player", "random", "--games", "2", "--workers", "1", "--seed-start", "5",
                  "--base-url", emulator.url, "--rate", "200", "--db", db])
     out = capsys.readouterr().out
     assert code == 0 and "2 recorded" in out and "0 server/local score mismatch" in out
