@@ -31,8 +31,8 @@ class AlphaBetaPlayer(Player):
                          minimum=0),
         "techniques": Param(str, "all", "search techniques to use, joined by +, or all or none "
                                         "(games that have them: Ravenward's pvs, lmr, quiescence, aspiration, "
-                                        "keep_pv; Chinese chess's also null_move and ordering); for measuring "
-                                        "what each gains"),
+                                        "keep_pv; Chinese chess's also null_move and ordering; Totality's pvs, "
+                                        "aspiration, keep_pv); for measuring what each gains"),
     }
 
     def choose(self, rules: Rules, state: State, limits: Limits | None = None) -> Action:

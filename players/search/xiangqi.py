@@ -3,7 +3,12 @@
 Negamax with iterative deepening, a transposition table keyed by the
 engine's incremental Zobrist hash, a capture quiescence search (all evasions
 when in check), and move ordering by the table's move, captures by MVV-LVA,
-two killers per ply and a history table. Terminal positions are scored by
+two killers per ply and a history table. Principal-variation search,
+late-move reductions, null-move pruning (never in check, nor without a
+chariot, horse or cannon, where zugzwang is likely), aspiration windows and a
+table that keeps the PV come on top; each is a bit of ``TECHNIQUES``
+(``techniques``), so a paired match measures it. The G-Bot stand-ins keep
+the plain search of their day (``PLAIN``). Terminal positions are scored by
 the platform's result: the side to move with no legal move, or without its
 general (pseudo legality), has lost; a position at the 120-ply limit is a
 draw (0). Wins are worth ``WIN - ply`` so shorter wins are preferred.
