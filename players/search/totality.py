@@ -64,6 +64,9 @@ ASPIRATION = 30.0  # half-width of the root's first window around the last itera
 PVS, ASPIRATE, KEEP_PV = 1, 2, 4
 ALL_TECHNIQUES = PVS | ASPIRATE | KEEP_PV
 TECHNIQUES = {"pvs": PVS, "aspiration": ASPIRATE, "keep_pv": KEEP_PV}
+# What ``alphabeta`` (and so ``strong``) uses unless told: none, as a paired match of all against none
+# at 100,000 nodes per move came out even (docs/players.md, Search techniques).
+DEFAULT_TECHNIQUES = 0
 DEFAULT_DEPTH = 4
 DEFAULT_ENDGAME = 12  # solve exactly with at most this many empty cells (well under a second)
 TIME_DEPTH_CAP = 60  # iterative deepening with only a time or node bound stops here
@@ -476,7 +479,7 @@ def _action(move: int) -> Action:
 
 def search(rules: Rules, state: State, weights: np.ndarray, *, depth: int | None = None,
            nodes: int | None = None, deadline: float | None = None, seed: int = 0,
-           endgame: int | None = None, techniques: int = ALL_TECHNIQUES) -> SearchResult:
+           endgame: int | None = None, techniques: int = DEFAULT_TECHNIQUES) -> SearchResult:
     """Best action for the side to move.
 
     Args:
@@ -491,7 +494,7 @@ def search(rules: Rules, state: State, weights: np.ndarray, *, depth: int | None
             (default 12; 0 turns the solver off). The solve may use half of
             the node or time budget; if it does not finish within that, the
             midgame search decides with the rest.
-        techniques: bits of ``TECHNIQUES`` to use (all by default; turning one off measures it).
+        techniques: bits of ``TECHNIQUES`` to use (``DEFAULT_TECHNIQUES``: none).
 
     Returns:
         The action, its value from the mover's view (``+-1e6 + lead`` for a

@@ -73,6 +73,7 @@ NULL_REDUCTION = 2      # ... searching the pass this many plies shallower
 # techniques, as bits of ``techniques`` (all on by default; each can be turned off to measure it)
 PVS, LMR, NULL_MOVE, QUIESCENCE, ASPIRATE, KEEP_PV, ORDERING = 1, 2, 4, 8, 16, 32, 64
 ALL_TECHNIQUES = PVS | LMR | NULL_MOVE | QUIESCENCE | ASPIRATE | KEEP_PV | ORDERING
+DEFAULT_TECHNIQUES = ALL_TECHNIQUES  # what ``alphabeta`` (and so ``strong``) uses unless told
 TECHNIQUES = {"pvs": PVS, "lmr": LMR, "null_move": NULL_MOVE, "quiescence": QUIESCENCE, "aspiration": ASPIRATE,
               "keep_pv": KEEP_PV, "ordering": ORDERING}
 W_ADVISOR, W_ELEPHANT, W_HORSE, W_CHARIOT, W_CANNON, W_SOLDIER, W_CROSSED, W_ADVANCE, W_PST, W_MOBILITY, \
@@ -510,7 +511,7 @@ _START_RATE = 300_000.0
 
 def search(rules: Rules, state: State, weights: np.ndarray, *, depth: int | None = None,
            nodes: int | None = None, deadline: float | None = None, seed: int = 0,
-           techniques: int = ALL_TECHNIQUES) -> SearchResult:
+           techniques: int = DEFAULT_TECHNIQUES) -> SearchResult:
     """Search for the side to move of ``state`` and return the move it chose.
 
     A deadline is kept without reading the clock inside compiled code: each

@@ -253,5 +253,5 @@ def test_the_solver_stays_exact_without_the_techniques_and_the_stand_ins_keep_th
     player = players.load("alphabeta:depth=3,techniques=pvs+aspiration", "totality")
     player.reset(1)
     assert player.choose(RULES, RULES.initial_state()) in RULES.legal_actions(RULES.initial_state())
-    with pytest.raises(SpecError, match="valid: all, none, pvs, aspiration, keep_pv"):
+    with pytest.raises(SpecError, match="valid: default, all, none, pvs, aspiration, keep_pv"):
         players.load("alphabeta:techniques=lmr", "totality").choose(RULES, RULES.initial_state())

@@ -214,7 +214,7 @@ def test_techniques_are_chosen_by_name_in_the_spec():
     player.reset(0)
     assert player.choose(RULES, RULES.initial_state()) in RULES.legal_actions(RULES.initial_state())
     with pytest.raises(SpecError,
-                       match="valid: all, none, pvs, lmr, null_move, quiescence, aspiration, keep_pv, ordering"):
+                       match="valid: default, all, none, pvs, lmr, null_move, quiescence, aspiration, keep_pv, ordering"):
         players.load("alphabeta:techniques=nosuch", game="xiangqi").choose(RULES, RULES.initial_state())
     bot = players.load("gbot:depth=4,eval=default", game="xiangqi")
     assert bot.settings(RULES)["techniques"] == search_module.PLAIN   # the stand-ins keep the plain search
