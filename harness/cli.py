@@ -82,14 +82,15 @@ def games() -> None:
     """List the games with a one-line description, the strong player and the ladder of stand-ins.
 
     The ladder is what ``harness tournament GAME --player SPEC --ladder`` plays
-    against; every rung is a player spec usable as --opponent.
+    against; every rung is a player spec usable as --opponent. References
+    (Chinese chess: Fairy-Stockfish) are measured beside the ladder, not on it.
 
     \b
     Example:
       harness games
     """
     from harness.games import REGISTRY
-    from players.ladder import ladder
+    from players.ladder import ladder, references
     from players.strong import strong_spec
     for name in sorted(REGISTRY):
         info = REGISTRY[name]
@@ -98,6 +99,8 @@ def games() -> None:
         click.echo(f"  strong = {strong_spec(name)}; strong:time=2 = {strong_spec(name, live=True)}")
         rungs = ladder(name)
         click.echo(f"  ladder ({len(rungs)} rungs): {', '.join(rungs)}")
+        if beside := references(name):
+            click.echo(f"  references beside the ladder: {', '.join(beside)}")
 
 
 @cli.command()

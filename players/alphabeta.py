@@ -29,9 +29,11 @@ class AlphaBetaPlayer(Player):
         "endgame": Param(int, None, "solve exactly once at most this many cells are empty "
                                     "(games with an endgame solver: Totality; default: the game's)",
                          minimum=0),
-        "techniques": Param(str, "all", "search techniques to use, joined by +, or all or none "
-                                        "(games that have them: Ravenward's pvs, lmr, quiescence, aspiration, "
-                                        "keep_pv); for measuring what each gains"),
+        "techniques": Param(str, "default", "search techniques to use, joined by +, or all or none; default: "
+                                            "those that gained in a paired match (the game's DEFAULT_TECHNIQUES). "
+                                            "Ravenward's pvs, lmr, quiescence, aspiration, keep_pv; Chinese "
+                                            "chess's also null_move and ordering; Totality's pvs, aspiration, "
+                                            "keep_pv; for measuring what each gains"),
     }
 
     def choose(self, rules: Rules, state: State, limits: Limits | None = None) -> Action:
@@ -47,7 +49,7 @@ class AlphaBetaPlayer(Player):
             if "endgame" not in inspect.signature(search).parameters:
                 raise SpecError(f"alphabeta: {rules.name} has no endgame solver (endgame=...)")
             extra["endgame"] = self.params["endgame"]
-        if self.params["techniques"] != "all":
+        if self.params["techniques"] != "default":
             table = getattr(searches.module(rules.name), "TECHNIQUES", None)
             if table is None:
                 raise SpecError(f"alphabeta: {rules.name} has no choice of techniques (techniques=...)")
@@ -58,16 +60,19 @@ class AlphaBetaPlayer(Player):
 
 
 def technique_bits(table: dict[str, int], text: str) -> int:
-    """The bits of ``techniques=pvs+lmr`` (or ``none``) in a search's ``TECHNIQUES`` table.
+    """The bits of ``techniques=pvs+lmr`` (or ``none``, or ``all``) in a search's ``TECHNIQUES`` table.
 
     Raises:
         SpecError: a name the table does not have (the message lists them).
     """
+    if text == "all":
+        return sum(table.values())
     bits = 0
     for name in filter(None, text.split("+")):
         if name == "none":
             continue
         if name not in table:
-            raise SpecError(f"alphabeta: no search technique {name!r}; valid: all, none, {', '.join(table)}")
+            raise SpecError(f"alphabeta: no search technique {name!r}; valid: default, all, none, "
+                            f"{', '.join(table)}")
         bits |= table[name]
     return bits

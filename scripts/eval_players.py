@@ -3,7 +3,7 @@
 
 Usage: scripts/eval_players.py [--matches N] [--workers W] [--json | --markdown]
                                [--fairy [--fairy-nodes N,N] [--alphabeta-nodes N] [--no-gbot]]
-                               [--ladder [--player SPEC] [--no-fairy]] [GAME ...]
+                               [--ladder [--player SPEC] [--fairy]] [GAME ...]
 
 Rows per game (default: every game with a compiled search; Totality at both
 levels, Chinese chess in both seats):
@@ -23,10 +23,13 @@ another count, for node odds), and the G-Bot stand-in against the weakest of
 those Fairy-Stockfish rungs (``players.ladder``; ``--no-gbot`` leaves it out).
 
 With ``--ladder`` the rows are instead ``--player`` (default ``strong``)
-against every rung of each game's ladder (``players.ladder``; Chinese chess
-in both seats, with its Fairy-Stockfish rungs unless ``--no-fairy``), and
-per game seat a last row gives the worst rung (lowest mean, fewest wins
-breaking ties) beside the mean over the rungs and the fewest wins.
+against every rung of each game's ladder of G-Bot stand-ins
+(``players.ladder``; Chinese chess in both seats), and per game seat a last
+row gives the worst rung (lowest mean, fewest wins breaking ties) beside the
+mean over the rungs and the fewest wins. ``--ladder --fairy`` also plays the
+references measured beside the ladder (Chinese chess: Fairy-Stockfish at
+1,000, 10,000 and 100,000 nodes), as rows of their own that the ladder's
+totals leave out.
 
 Each row plays ``--matches`` seeded matches (seeds 0..N-1, two random opening
 plies for variety) and shows the mean documented score with its 95% interval
@@ -56,7 +59,7 @@ from harness.testing import random_positions
 import players
 from players import search as searches
 from players.features import weight_vector
-from players.ladder import fairy_stockfish, ladder
+from players.ladder import fairy_stockfish, ladder, references
 
 SEATS = {"ravenward": ["ravenward"], "totality": ["totality", "totality:easy"],
          "xiangqi": ["xiangqi", "xiangqi:black"]}
@@ -109,10 +112,15 @@ def fairy_rows(game: str, nodes: list[int], alphabeta_nodes: int | None = None, 
                         fairy_stockfish(min(nodes)))] if gbot else [])
 
 
-def ladder_rows(game: str, player: str, fairy: bool) -> list[Row]:
+def ladder_rows(game: str, player: str) -> list[Row]:
     """``player`` against every rung of the game's ladder."""
-    return [Row(f"{player} vs {rung}", game, players.load(player).spec, rung)
-            for rung in ladder(game, fairy=fairy)]
+    return [Row(f"{player} vs {rung}", game, players.load(player).spec, rung) for rung in ladder(game)]
+
+
+def reference_rows(game: str, player: str) -> list[Row]:
+    """``player`` against each reference measured beside the game's ladder."""
+    return [Row(f"{player} vs {engine} (beside the ladder)", game, players.load(player).spec, engine)
+            for engine in references(game)]
 
 
 def ladder_totals(summaries: list[dict]) -> list[dict]:
@@ -251,7 +259,8 @@ def main() -> int:
     parser.add_argument("--json", action="store_true", help="print one JSON line instead of tables")
     parser.add_argument("--markdown", action="store_true", help="print Markdown tables instead")
     parser.add_argument("--fairy", action="store_true",
-                        help="rows against Fairy-Stockfish instead (Chinese chess seats only)")
+                        help="rows against Fairy-Stockfish instead (Chinese chess seats only); with --ladder: "
+                             "also the references beside the ladder, as rows of their own")
     parser.add_argument("--fairy-nodes", default="1000,10000", metavar="N,N",
                         help="node counts per move of both sides for --fairy")
     parser.add_argument("--alphabeta-nodes", type=int, default=None, metavar="N",
@@ -260,19 +269,23 @@ def main() -> int:
     parser.add_argument("--ladder", action="store_true",
                         help="--player against every rung of each game's ladder, worst rung beside the mean")
     parser.add_argument("--player", default="strong", metavar="SPEC", help="the player measured by --ladder")
-    parser.add_argument("--no-fairy", action="store_true", help="--ladder without the Fairy-Stockfish rungs")
     args = parser.parse_args()
     games = args.games or [seat for name in searches.available() for seat in SEATS[name]]
     if args.ladder:
-        rows = [row for game in games for row in ladder_rows(game, args.player, not args.no_fairy)]
-        summaries = evaluate(rows, args.matches, args.workers)
-        totals = ladder_totals(summaries)
+        rows = [row for game in games for row in ladder_rows(game, args.player)]
+        extra = [row for game in games for row in reference_rows(game, args.player)] if args.fairy else []
+        summaries = evaluate(rows + extra, args.matches, args.workers)
+        rungs, beside = summaries[:len(rows)], summaries[len(rows):]
+        totals = ladder_totals(rungs)
         if args.json:
-            print(json.dumps({"matches": args.matches, "rows": summaries, "ladder": totals}))
+            print(json.dumps({"matches": args.matches, "rows": rungs, "ladder": totals, "references": beside}))
         else:
-            print(markdown(summaries, [], args.budget, opponent_time=True))
+            print(markdown(rungs, [], args.budget, opponent_time=True))
             print()
             print(ladder_markdown(totals, args.matches))
+            if beside:
+                print()
+                print(markdown(beside, [], args.budget, opponent_time=True))
         return 0
     if args.fairy:
         nodes = [int(count) for count in args.fairy_nodes.split(",")]

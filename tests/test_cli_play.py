@@ -32,6 +32,8 @@ def test_games_lists_every_game_with_its_options(capsys):
     # under each game: its strong player and its ladder of stand-ins
     assert out.count("  strong = alphabeta:") == out.count("  ladder (") == len(game_names())
     assert "gbot:depth=6,eval=material" in out and "uci:command=fairy-stockfish,nodes=1000," in out
+    assert out.count("  references beside the ladder: uci:command=fairy-stockfish") == 1
+    assert "fairy-stockfish" not in "".join(line for line in out.splitlines() if line.startswith("  ladder ("))
 
 
 def test_version_prints_the_package_version(capsys):

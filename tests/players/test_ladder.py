@@ -9,7 +9,7 @@ from harness.errors import SpecError
 from harness.games import load as load_game
 from players import search as searches
 from players.features import weight_vector
-from players.ladder import DEPTHS, ladder
+from players.ladder import DEPTHS, ladder, references
 
 
 def test_a_stand_in_takes_a_depth_and_an_evaluation_and_keeps_its_level_otherwise():
@@ -37,7 +37,7 @@ def test_a_stand_in_the_game_lacks_is_refused_when_loaded(spec, message):
 @pytest.mark.parametrize("game", ["ravenward", "totality", "totality:easy", "xiangqi"])
 def test_every_rung_loads_and_no_two_stand_ins_play_alike(game):
     rules = load_game(game)
-    rungs = ladder(game, fairy=False)
+    rungs = ladder(game)
     assert len(rungs) == len(set(rungs)) >= len(DEPTHS) * 2
     settings = []
     for rung in rungs:
@@ -49,10 +49,11 @@ def test_every_rung_loads_and_no_two_stand_ins_play_alike(game):
     assert {players.load(rung).params["level"] for rung in rungs[:len(levels)]} <= {"auto", *levels}
 
 
-def test_chinese_chess_keeps_its_fairy_stockfish_rungs():
-    rungs = ladder("xiangqi")
-    assert [rung for rung in rungs if rung.startswith("uci:")] == [
+def test_fairy_stockfish_is_a_reference_beside_the_chinese_chess_ladder_not_a_rung():
+    assert all(rung.startswith("gbot") for rung in ladder("xiangqi") + ladder("xiangqi:black"))
+    assert references("xiangqi") == references("xiangqi:black") == [
         f"uci:command=fairy-stockfish,nodes={n},option.Threads=1" for n in (1000, 10000, 100000)]
+    assert references("ravenward") == references("totality:easy") == []
 
 
 def test_the_material_stand_in_plays_differently_from_the_default_one():

@@ -153,7 +153,7 @@ def test_techniques_are_named_in_specs_and_unknown_ones_are_refused():
     from harness.errors import SpecError
     player = players.load("alphabeta:depth=2,techniques=pvs+lmr")
     assert player.choose(RULES, RULES.initial_state()) in RULES.legal_actions(RULES.initial_state())
-    with pytest.raises(SpecError, match="valid: all, none, pvs, lmr, quiescence, aspiration, keep_pv"):
+    with pytest.raises(SpecError, match="valid: default, all, none, pvs, lmr, quiescence, aspiration, keep_pv"):
         players.load("alphabeta:depth=2,techniques=nullmove").choose(RULES, RULES.initial_state())
 
 

@@ -231,3 +231,27 @@ def test_weight_vector_order_is_the_compiled_feature_order():
     assert len(FEATURES) == search_module.FEATURE_COUNT
     with pytest.raises(ValueError, match="12 floats"):
         search(RULES, RULES.initial_state(), WEIGHTS[:5], depth=2)
+
+
+@pytest.mark.parametrize("bits, nodes", [(0, 20530), (search_module.PVS, 19059), (search_module.ASPIRATE, 20357),
+                                         (search_module.ALL_TECHNIQUES, 19030)])
+def test_techniques_keep_the_value_of_a_fixed_depth_and_their_node_counts_are_golden(bits, nodes):
+    """None (the stand-ins' search) is exactly the search before the techniques: 20530 nodes then too."""
+    state = random_position(3, 40)
+    result = search(RULES, state, WEIGHTS, depth=6, seed=5, endgame=0, techniques=bits)
+    assert (result.nodes, result.action, result.value) == (nodes, {"type": "place", "row": 1, "col": 4}, 34.0)
+
+
+def test_the_solver_stays_exact_without_the_techniques_and_the_stand_ins_keep_the_plain_search():
+    for seed in range(8):
+        state = random_position(seed, 6)
+        if RULES.is_terminal(state) or state.legal == 0:
+            continue
+        plain = search(RULES, state, WEIGHTS, depth=1, endgame=6, seed=seed, techniques=0)
+        assert plain.value == search(RULES, state, WEIGHTS, depth=1, endgame=6, seed=seed).value
+    assert {level["techniques"] for level in GBOT.values()} == {"none"}
+    player = players.load("alphabeta:depth=3,techniques=pvs+aspiration", "totality")
+    player.reset(1)
+    assert player.choose(RULES, RULES.initial_state()) in RULES.legal_actions(RULES.initial_state())
+    with pytest.raises(SpecError, match="valid: default, all, none, pvs, aspiration, keep_pv"):
+        players.load("alphabeta:techniques=lmr", "totality").choose(RULES, RULES.initial_state())

@@ -7,7 +7,7 @@ import pytest
 
 import players
 from harness.cli import main as cli_main
-from harness.errors import IllegalAction
+from harness.errors import IllegalAction, SpecError
 from harness.games import load
 from harness.testing import check_player
 from players.features import defaults, weight_vector
@@ -137,3 +137,90 @@ def test_harness_play_alphabeta_against_gbot_from_the_black_seat(capsys):
     assert code == 0
     assert "xiangqi:seat=black: alphabeta:depth=3 vs gbot, seed 1:" in out
     assert "將b" in out and "帥r" in out
+
+
+# The features added with the search techniques, each seen in one position: red horse over the
+# river at (4, 2), red chariot over it at (2, 8); a black chariot at (7, 4) pins the red advisor
+# to the red general (the general's file: one piece between) and attacks the undefended red cannon
+# at (7, 0).
+FEATURE_POSITION = "3k5/9/8R/9/2H6/9/9/C3r4/4A4/4K4 w - - 0 1"
+
+
+@pytest.mark.parametrize("feature, gain", [
+    ("pieces_across", 1.0),        # two red pieces over the river, one black
+    ("exposed_general", -1.0),     # the black chariot on the red general's file, one piece between
+    ("hanging", -4.5),             # the red cannon, attacked and undefended: its value
+    ("horse_mobility", 8.0),       # all eight horse moves, no black horse
+    ("chariot_mobility", 1.0),     # red 17 chariot moves, black 16
+    ("cannon_mobility", 12.0),     # the red cannon's moves, no black cannon
+])
+def test_each_new_feature_reads_its_own_weight(feature, gain):
+    state = RULES.from_fen(FEATURE_POSITION)
+    board, _, plist, _ = RULES.position(state)
+    moves = np.empty(256, dtype=np.int64)
+    on = evaluate(board, plist, 0, weight_vector("xiangqi", {feature: 1.0}), moves)
+    off = evaluate(board, plist, 0, weight_vector("xiangqi", {feature: 0.0}), moves)
+    assert on - off == pytest.approx(gain)
+    assert evaluate(board, plist, 1, weight_vector("xiangqi", {feature: 1.0}), moves) == pytest.approx(-on)
+
+
+def test_node_counts_of_fixed_searches_are_golden():
+    """Deterministic counts: the plain search (the stand-ins') is exactly the search before the
+    techniques and the new features; every technique at the default weights prunes far more."""
+    start = RULES.initial_state()
+    plain = search_module.TECHNIQUES["quiescence"] | search_module.TECHNIQUES["ordering"]
+    before = weight_vector("xiangqi", search_module.GBOT_EVALS["default"])
+    assert [search(RULES, start, before, depth=d, seed=0, techniques=plain).nodes for d in (3, 4)] == [6475, 41357]
+    assert [search(RULES, start, WEIGHTS, depth=d, seed=0).nodes for d in (3, 4)] == [5648, 25647]
+
+
+MIDGAME = "r1bakab1r/9/1cn4c1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C1N2/9/RNBAKAB1R w - - 0 1"
+
+
+@pytest.mark.parametrize("names", ["", "pvs", "aspiration", "ordering", "pvs+aspiration+keep_pv+ordering"])
+def test_sound_techniques_save_nodes_but_keep_the_value_of_a_fixed_depth(names):
+    state = RULES.from_fen(MIDGAME)
+    quiescence = search_module.TECHNIQUES["quiescence"]
+    bits = quiescence | players.alphabeta.technique_bits(search_module.TECHNIQUES, names)
+    plain = search(RULES, state, WEIGHTS, depth=4, seed=0, techniques=quiescence)
+    found = search(RULES, state, WEIGHTS, depth=4, seed=0, techniques=bits)
+    assert found.value == pytest.approx(plain.value) and found.action == plain.action
+    assert found.nodes <= plain.nodes or names == "aspiration"   # a failed window costs a re-search
+
+
+@pytest.mark.parametrize("without", list(search_module.TECHNIQUES))
+def test_the_mate_in_two_is_found_with_any_one_technique_off(without):
+    bits = search_module.ALL_TECHNIQUES & ~search_module.TECHNIQUES[without]
+    result = search(RULES, RULES.from_fen(MATE_IN_TWO), WEIGHTS, depth=3, seed=0, techniques=bits)
+    assert result.value == pytest.approx(WIN - 3)
+    assert search(RULES, RULES.from_fen(MATE_IN_TWO), WEIGHTS, nodes=20000, seed=0).value == pytest.approx(WIN - 3)
+
+
+def test_quiescence_sees_the_recapture_a_one_ply_search_misses():
+    # Red's chariot may take the crossed black soldier on the a-file, but the black chariot behind it
+    # takes back: one ply without quiescence grabs it, with quiescence it does not.
+    state = RULES.from_fen("r3k4/4a4/9/9/9/p8/9/9/9/R2K5 w - - 0 1")
+    grab = {"from": [9, 0], "to": [5, 0]}
+    without = search_module.ALL_TECHNIQUES & ~search_module.TECHNIQUES["quiescence"]
+    material = weight_vector("xiangqi", search_module.GBOT_EVALS["material"])
+    greedy = search(RULES, state, material, depth=1, seed=0, techniques=without)
+    assert greedy.action == grab and greedy.value == pytest.approx(-2.0)   # black's advisor left
+    kept = search(RULES, state, material, depth=1, seed=0)
+    assert kept.action != grab and kept.value == pytest.approx(-4.0)       # ... and its crossed soldier
+
+
+def test_techniques_are_chosen_by_name_in_the_spec():
+    player = players.load("alphabeta:depth=2,techniques=pvs+null_move", game="xiangqi")
+    player.reset(0)
+    assert player.choose(RULES, RULES.initial_state()) in RULES.legal_actions(RULES.initial_state())
+    with pytest.raises(SpecError,
+                       match="valid: default, all, none, pvs, lmr, null_move, quiescence, aspiration, keep_pv, ordering"):
+        players.load("alphabeta:techniques=nosuch", game="xiangqi").choose(RULES, RULES.initial_state())
+    bot = players.load("gbot:depth=4,eval=default", game="xiangqi")
+    assert bot.settings(RULES)["techniques"] == search_module.PLAIN   # the stand-ins keep the plain search
+
+
+@pytest.mark.parametrize("game", ["xiangqi", "xiangqi:black"])
+def test_every_technique_plays_only_legal_moves_by_node_budget(game):
+    check_player(players.load("alphabeta:depth=60,nodes=3000", game=game), load(game), games=1, seed=2,
+                 max_plies=40)

@@ -8,7 +8,9 @@ One compiled negamax serves two purposes:
   never return a wrong value), move ordering by the table's best move, then
   fastest-first (fewest replies) at depth >= 3, then history and a static
   square order; leaves scored by the weighted features of
-  ``harness.games.totality.features``;
+  ``harness.games.totality.features``; principal-variation search, aspiration
+  windows at the root and a table that keeps the PV (``TECHNIQUES``,
+  switchable with ``techniques``; the G-Bot stand-ins use none of them);
 - the endgame solver: when at most ``endgame`` cells are empty at the root,
   the same negamax runs to the end of the game with no evaluation at all, so
   its result is exact.
@@ -56,6 +58,16 @@ MAX_PLY = 140  # at most 60 placements and a pass before each, plus slack
 MAX_MOVES = 64
 MAX_TABLE_BITS = 18  # 2**18 entries, about 8 MB
 EXACT, LOWER, UPPER = 0, 1, 2
+EPSILON = 1e-6  # the width of a null window (values are sums of weights, far coarser)
+ASPIRATION = 30.0  # half-width of the root's first window around the last iteration's value
+# techniques, as bits of ``techniques`` (all on by default; each can be turned off to measure it).
+# No late-move reductions or null moves: a placement has no "quiet" kind and passing is a real move.
+PVS, ASPIRATE, KEEP_PV = 1, 2, 4
+ALL_TECHNIQUES = PVS | ASPIRATE | KEEP_PV
+TECHNIQUES = {"pvs": PVS, "aspiration": ASPIRATE, "keep_pv": KEEP_PV}
+# What ``alphabeta`` (and so ``strong``) uses unless told: none, as a paired match of all against none
+# at 100,000 nodes per move came out even (docs/players.md, Search techniques).
+DEFAULT_TECHNIQUES = 0
 DEFAULT_DEPTH = 4
 DEFAULT_ENDGAME = 12  # solve exactly with at most this many empty cells (well under a second)
 TIME_DEPTH_CAP = 60  # iterative deepening with only a time or node bound stops here
@@ -240,13 +252,20 @@ def _slot(player, opponent, mask):
 
 @njit(cache=True)
 def negamax(root_player, root_opponent, depth, root_moves, weights, table_player, table_opponent,
-            table_value, table_depth, table_flag, table_move, history, control, deadline):
+            table_value, table_depth, table_flag, table_move, history, control, deadline, techniques,
+            root_alpha, root_beta):
     """Alpha-beta from the root over ``root_moves`` (searched in that order) to ``depth`` plies.
 
     ``control`` is int64[4]: nodes so far (cumulative, updated), the node
     limit (0: none), the abort flag (set when a limit hit: the result is
     then incomplete), and the best root move found. ``deadline`` is a
-    ``time.monotonic_ns()`` instant, or 0 for none. Returns the root's value.
+    ``time.monotonic_ns()`` instant, or 0 for none. The root's window is
+    ``(root_alpha, root_beta)`` (an aspiration window, or infinite).
+    ``techniques`` (bits of ``TECHNIQUES``): principal-variation search
+    (every move after a node's first gets a null window first, and the full
+    one again only if it may be better) and a table that keeps the PV (an
+    exact entry is replaced only by an exact or deeper one). Returns the
+    root's value.
     """
     frame_player = np.empty(MAX_PLY, dtype=np.uint64)
     frame_opponent = np.empty(MAX_PLY, dtype=np.uint64)
@@ -259,12 +278,15 @@ def negamax(root_player, root_opponent, depth, root_moves, weights, table_player
     frame_count = np.empty(MAX_PLY, dtype=np.int64)
     frame_next = np.empty(MAX_PLY, dtype=np.int64)
     frame_moves = np.empty((MAX_PLY, MAX_MOVES), dtype=np.int64)
+    frame_null = np.zeros(MAX_PLY, dtype=np.bool_)  # the current child is searched with a null window
+    pvs = (techniques & PVS) != 0
+    keep_pv = (techniques & KEEP_PV) != 0
     keys = np.empty(MAX_MOVES, dtype=np.float64)
     scratch = np.empty(FEATURE_COUNT, dtype=np.float64)
     table_mask = np.uint64(len(table_player) - 1)
 
     frame_player[0], frame_opponent[0], frame_depth[0] = root_player, root_opponent, depth
-    frame_alpha[0], frame_beta[0] = -INFINITY, INFINITY
+    frame_alpha[0], frame_beta[0] = root_alpha, root_beta
     frame_count[0] = len(root_moves)
     for i in range(len(root_moves)):
         frame_moves[0, i] = root_moves[i]
@@ -353,6 +375,13 @@ def negamax(root_player, root_opponent, depth, root_moves, weights, table_player
             else:
                 score = -result
                 move = frame_moves[ply, frame_next[ply] - 1]
+                if frame_null[ply] and frame_alpha[ply] < score < frame_beta[ply]:
+                    # the null window failed high: search the same child again with the full window
+                    frame_null[ply] = False
+                    frame_alpha[ply + 1], frame_beta[ply + 1] = -frame_beta[ply], -frame_alpha[ply]
+                    ply += 1
+                    entering = True
+                    continue
                 if score > frame_best[ply]:
                     frame_best[ply], frame_best_move[ply] = score, move
                     if ply == 0:
@@ -377,7 +406,11 @@ def negamax(root_player, root_opponent, depth, root_moves, weights, table_player
                     frame_player[ply + 1] = opponent & ~flipped
                     frame_opponent[ply + 1] = player | flipped | (ONE << square)
                 frame_depth[ply + 1] = frame_depth[ply] - 1
-                frame_alpha[ply + 1], frame_beta[ply + 1] = -frame_beta[ply], -frame_alpha[ply]
+                frame_null[ply] = pvs and index > 0 and frame_beta[ply] - frame_alpha[ply] > 2 * EPSILON
+                if frame_null[ply]:
+                    frame_alpha[ply + 1], frame_beta[ply + 1] = -frame_alpha[ply] - EPSILON, -frame_alpha[ply]
+                else:
+                    frame_alpha[ply + 1], frame_beta[ply + 1] = -frame_beta[ply], -frame_alpha[ply]
                 ply += 1
                 entering = True
                 continue
@@ -387,15 +420,17 @@ def negamax(root_player, root_opponent, depth, root_moves, weights, table_player
                 frame_depth[ply] <= EXACT_DEPTH // 2
                 or _count(~(frame_player[ply] | frame_opponent[ply])) > EXACT_TABLE_EMPTIES):
             slot = _slot(frame_player[ply], frame_opponent[ply], table_mask)
-            table_player[slot], table_opponent[slot] = frame_player[ply], frame_opponent[ply]
-            table_value[slot], table_depth[slot] = result, frame_depth[ply]
-            table_move[slot] = frame_best_move[ply]
+            flag = EXACT
             if result >= frame_beta[ply]:
-                table_flag[slot] = LOWER
+                flag = LOWER
             elif result <= frame_original_alpha[ply]:
-                table_flag[slot] = UPPER
-            else:
-                table_flag[slot] = EXACT
+                flag = UPPER
+            if not (keep_pv and flag != EXACT and table_flag[slot] == EXACT and table_depth[slot] > frame_depth[ply]
+                    and table_player[slot] == frame_player[ply] and table_opponent[slot] == frame_opponent[ply]):
+                table_player[slot], table_opponent[slot] = frame_player[ply], frame_opponent[ply]
+                table_value[slot], table_depth[slot] = result, frame_depth[ply]
+                table_move[slot] = frame_best_move[ply]
+                table_flag[slot] = flag
         if ply == 0:
             break
         ply -= 1
@@ -417,12 +452,13 @@ class _Table:
         self.control = np.zeros(4, dtype=np.int64)
 
     def run(self, player: int, opponent: int, depth: int, root: list[int], weights: np.ndarray,
-            node_limit: int, deadline: int) -> tuple[float, int, bool]:
-        """One fixed-depth search; returns (value, best move, completed)."""
+            node_limit: int, deadline: int, techniques: int = 0, window: tuple[float, float] = (-INFINITY, INFINITY)
+            ) -> tuple[float, int, bool]:
+        """One fixed-depth search within ``window``; returns (value, best move, completed)."""
         self.control[1], self.control[2], self.control[3] = node_limit, 0, -1
         value = negamax(np.uint64(player), np.uint64(opponent), depth, np.array(root, dtype=np.int64),
                         weights, self.player, self.opponent, self.value, self.depth, self.flag, self.move,
-                        self.history, self.control, deadline)
+                        self.history, self.control, deadline, techniques, window[0], window[1])
         return float(value) + 0.0, int(self.control[3]), self.control[2] == 0  # + 0.0: no "-0.0"
 
     @property
@@ -448,7 +484,7 @@ def _action(move: int) -> Action:
 
 def search(rules: Rules, state: State, weights: np.ndarray, *, depth: int | None = None,
            nodes: int | None = None, deadline: float | None = None, seed: int = 0,
-           endgame: int | None = None) -> SearchResult:
+           endgame: int | None = None, techniques: int = DEFAULT_TECHNIQUES) -> SearchResult:
     """Best action for the side to move.
 
     Args:
@@ -463,6 +499,7 @@ def search(rules: Rules, state: State, weights: np.ndarray, *, depth: int | None
             (default 12; 0 turns the solver off). The solve may use half of
             the node or time budget; if it does not finish within that, the
             midgame search decides with the rest.
+        techniques: bits of ``TECHNIQUES`` to use (``DEFAULT_TECHNIQUES``: none).
 
     Returns:
         The action, its value from the mover's view (``+-1e6 + lead`` for a
@@ -492,7 +529,7 @@ def search(rules: Rules, state: State, weights: np.ndarray, *, depth: int | None
         solve_nodes = max(1, node_limit // 2) if node_limit else 0
         solve_until = (when + time.monotonic_ns()) // 2 if when else 0
         value, move, completed = table.run(player, opponent, EXACT_DEPTH, root, weights, solve_nodes,
-                                           solve_until)
+                                           solve_until, techniques)
         if completed:
             return SearchResult(_action(move), value, empties, table.nodes)
     if depth is None:
@@ -501,8 +538,15 @@ def search(rules: Rules, state: State, weights: np.ndarray, *, depth: int | None
     for iteration in range(1, max(1, depth) + 1):
         # The first iteration (one ply: a handful of nodes) always completes, so there is a move.
         limit = 0 if iteration == 1 else node_limit
-        value, move, completed = table.run(player, opponent, iteration, root, weights, limit,
-                                           0 if iteration == 1 else when)
+        until = 0 if iteration == 1 else when
+        window = (-INFINITY, INFINITY)
+        if techniques & ASPIRATE and iteration > 1 and abs(best_value) < DECIDED / 2:
+            window = (best_value - ASPIRATION, best_value + ASPIRATION)
+        value, move, completed = table.run(player, opponent, iteration, root, weights, limit, until, techniques,
+                                           window)
+        if completed and not window[0] < value < window[1]:   # outside the aspiration window: search fully
+            value, move, completed = table.run(player, opponent, iteration, root, weights, limit, until,
+                                               techniques)
         if not completed:
             break
         best, best_value, reached = move, value, iteration
@@ -531,8 +575,9 @@ _ALL_OFF = {"mobility": 0.0, "potential_mobility": 0.0, "frontier": 0.0, "corner
 # four plies ahead; easy looks two plies ahead on the table alone. Both are guesses of the live
 # bot's strength (sibling games document a depth-5/6 minimax), not copies of it.
 GBOT: dict[str, dict] = {
-    "wise": {"depth": 4, "endgame": 0, "weights": _ALL_OFF | {"positional": 1.0, "mobility": 10.0}},
-    "easy": {"depth": 2, "endgame": 0, "weights": _ALL_OFF | {"positional": 1.0}},
+    "wise": {"depth": 4, "endgame": 0, "techniques": "none",
+             "weights": _ALL_OFF | {"positional": 1.0, "mobility": 10.0}},
+    "easy": {"depth": 2, "endgame": 0, "techniques": "none", "weights": _ALL_OFF | {"positional": 1.0}},
 }
 
 # The evaluations a ladder stand-in may use (``gbot:depth=5,eval=material``): the disc count alone,

@@ -4,6 +4,12 @@ The compiled evaluation (``harness.games.xiangqi.search``) reads them as one flo
 vector in this order. Piece values are the common textbook ones (chariot 9,
 cannon 4.5, horse 4, advisor and elephant 2, soldier 1, a crossed soldier 2);
 the general has no material value because losing it ends the game.
+
+The last six features (mobility by piece, pieces over the river, the exposed
+general, hanging pieces) start at 0: at first-guess weights (0.08, 0.03,
+0.02, 0.2, 0.3, 0.1) they did not gain in a paired match at 50,000 nodes per
+move (docs/players.md, Search techniques), so they are there for tuning to
+move.
 """
 
 from __future__ import annotations
@@ -25,6 +31,16 @@ FEATURES: dict[str, Feature] = {f.name: f for f in (
     Feature("mobility", 0.05, 0.0, 0.3, "per pseudo-legal move more than the other side"),
     Feature("general_safety", 0.5, 0.0, 2.0, "per advisor or elephant guarding the general (a quarter "
             "each) less each enemy attacker (chariot, horse, cannon, soldier) near the palace"),
+    Feature("horse_mobility", 0.0, 0.0, 0.3, "per pseudo-legal horse move more than the other side "
+            "(beside mobility: a horse with blocked legs is a weak piece)"),
+    Feature("chariot_mobility", 0.0, 0.0, 0.2, "per pseudo-legal chariot move more than the other side"),
+    Feature("cannon_mobility", 0.0, 0.0, 0.2, "per pseudo-legal cannon move more than the other side"),
+    Feature("pieces_across", 0.0, 0.0, 1.0, "per chariot, horse or cannon over the river, more than the "
+            "other side"),
+    Feature("exposed_general", 0.0, 0.0, 2.0, "per enemy chariot (at most one piece between) or cannon (at "
+            "most two between) on the general's file or row: pins, and checks a move away"),
+    Feature("hanging", 0.0, 0.0, 0.5, "fraction of its value lost per piece attacked by the enemy and "
+            "defended by no chariot, horse, cannon, soldier or general"),
 )}
 
 # Piece kinds (``side * 8 + kind`` codes of the engine) to their weight's name.

@@ -3,7 +3,12 @@
 Negamax with iterative deepening, a transposition table keyed by the
 engine's incremental Zobrist hash, a capture quiescence search (all evasions
 when in check), and move ordering by the table's move, captures by MVV-LVA,
-two killers per ply and a history table. Terminal positions are scored by
+two killers per ply and a history table. Principal-variation search,
+late-move reductions, null-move pruning (never in check, nor without a
+chariot, horse or cannon, where zugzwang is likely), aspiration windows and a
+table that keeps the PV come on top; each is a bit of ``TECHNIQUES``
+(``techniques``), so a paired match measures it. The G-Bot stand-ins keep
+the plain search of their day (``PLAIN``). Terminal positions are scored by
 the platform's result: the side to move with no legal move, or without its
 general (pseudo legality), has lost; a position at the 120-ply limit is a
 draw (0). Wins are worth ``WIN - ply`` so shorter wins are preferred.
@@ -24,7 +29,7 @@ from numba import njit
 from harness.errors import IllegalAction
 from harness.games import Rules, State
 from harness.games.xiangqi import _core as core
-from harness.games.xiangqi._core import (ADVISOR, CANNON, CHARIOT, ELEPHANT, GENERAL, HASH, HORSE,
+from harness.games.xiangqi._core import (ADVISOR, CANNON, CHARIOT, ELEPHANT, GENERAL, HASH, HORSE, OFF,
                                          INDEX_OF_SQUARE, MAX_MOVES, NSQ, OWN_HALF, SIDE, SOLDIER, generate,
                                          generate_legal, is_attacked, make, make_legal, unmake)
 from harness.games.xiangqi import MOVE_LIMIT
@@ -32,18 +37,25 @@ from harness.games.xiangqi.features import FEATURES
 from harness.games.gamekit import SearchResult, feature_index
 
 _MATERIAL = {"soldier_advance": 0.0, "piece_square": 0.0, "mobility": 0.0, "general_safety": 0.0}
+# The features added after the stand-ins were made: off for them, so each keeps its meaning.
+_LATER_FEATURES = {"horse_mobility": 0.0, "chariot_mobility": 0.0, "cannon_mobility": 0.0, "pieces_across": 0.0,
+                   "exposed_general": 0.0, "hanging": 0.0}
+
+# The search of the days before the techniques (quiescence, killers and history, a table that
+# always replaces): the G-Bot stand-ins keep it, so they keep their meaning.
+PLAIN = "quiescence+ordering"
 
 GBOT = {
     # A guess at the live G-Bot: fixed-depth minimax on material alone.
-    "default": {"depth": 3, "weights": _MATERIAL},
+    "default": {"depth": 3, "techniques": PLAIN, "weights": _MATERIAL | _LATER_FEATURES},
 }
 
 # The evaluations a ladder stand-in may use (``gbot:depth=5,eval=material``): material alone, the
 # project's default weights, and an active style that values mobility and piece placement more.
 GBOT_EVALS: dict[str, dict[str, float]] = {
-    "material": _MATERIAL,
-    "default": {},
-    "active": {"mobility": 0.15, "piece_square": 1.5},
+    "material": _MATERIAL | _LATER_FEATURES,
+    "default": dict(_LATER_FEATURES),
+    "active": {"mobility": 0.15, "piece_square": 1.5} | _LATER_FEATURES,
 }
 
 WIN = 10000.0
@@ -51,12 +63,26 @@ INFINITY = 1e9
 MAX_PLY = 64
 TT_BITS = 18
 EXACT, LOWER, UPPER = 1, 2, 3
+KILLER_KEY = 1 << 29    # ordering key of the first killer (captures above, history below)
+EPSILON = 1e-6          # the width of a null window (values are sums of weights, far coarser)
+ASPIRATION = 0.5        # half-width in pawns of the root's first window around the last value
+LMR_DEPTH = 3           # reduce late quiet moves only this far from the horizon or more
+LMR_AFTER = 3           # ... after this many legal moves of the node
+NULL_DEPTH = 3          # null-move pruning this far from the horizon or more
+NULL_REDUCTION = 2      # ... searching the pass this many plies shallower
+# techniques, as bits of ``techniques`` (all on by default; each can be turned off to measure it)
+PVS, LMR, NULL_MOVE, QUIESCENCE, ASPIRATE, KEEP_PV, ORDERING = 1, 2, 4, 8, 16, 32, 64
+ALL_TECHNIQUES = PVS | LMR | NULL_MOVE | QUIESCENCE | ASPIRATE | KEEP_PV | ORDERING
+DEFAULT_TECHNIQUES = ALL_TECHNIQUES  # what ``alphabeta`` (and so ``strong``) uses unless told
+TECHNIQUES = {"pvs": PVS, "lmr": LMR, "null_move": NULL_MOVE, "quiescence": QUIESCENCE, "aspiration": ASPIRATE,
+              "keep_pv": KEEP_PV, "ordering": ORDERING}
 # Weight indices, by name from the declared order of FEATURES.
 INDEX = feature_index(FEATURES)
-W_ADVISOR, W_ELEPHANT, W_HORSE, W_CHARIOT, W_CANNON, W_SOLDIER = (INDEX[n] for n in (
-    "advisor", "elephant", "horse", "chariot", "cannon", "soldier"))
-W_CROSSED, W_ADVANCE, W_PST, W_MOBILITY, W_SAFETY = (INDEX[n] for n in (
-    "soldier_crossed", "soldier_advance", "piece_square", "mobility", "general_safety"))
+(W_ADVISOR, W_ELEPHANT, W_HORSE, W_CHARIOT, W_CANNON, W_SOLDIER, W_CROSSED, W_ADVANCE, W_PST, W_MOBILITY,
+ W_SAFETY, W_HORSE_MOBILITY, W_CHARIOT_MOBILITY, W_CANNON_MOBILITY, W_ACROSS, W_EXPOSED, W_HANGING) = (INDEX[n] for n in (
+    "advisor", "elephant", "horse", "chariot", "cannon", "soldier", "soldier_crossed", "soldier_advance",
+    "piece_square", "mobility", "general_safety", "horse_mobility", "chariot_mobility", "cannon_mobility",
+    "pieces_across", "exposed_general", "hanging"))
 # Which weight holds each kind's value (general: none, -1).
 KIND_WEIGHT = np.array([-1, -1, W_ADVISOR, W_ELEPHANT, W_HORSE, W_CHARIOT, W_CANNON, W_SOLDIER], dtype=np.int64)
 # Victim values for MVV-LVA ordering by kind (general highest: taking it wins).
@@ -83,13 +109,36 @@ PST = _piece_square_tables()
 
 
 @njit(cache=True)
+def _exposure(board, king, owner):
+    """Enemy chariots (at most one piece between) and cannons (at most two) on the general's lines."""
+    enemy = (1 - owner) * 8
+    found = 0
+    for k in range(4):
+        d = core.ORTHOGONAL[k]
+        s = king + d
+        between = 0
+        while board[s] != OFF and between <= 2:
+            p = board[s]
+            if p != 0:
+                if (p == enemy + CHARIOT and between <= 1) or p == enemy + CANNON:
+                    found += 1
+                between += 1
+            s += d
+    return found
+
+
+@njit(cache=True)
 def evaluate(board, plist, side, weights, moves):
-    """The static value for ``side`` (to move) in pawns: material, piece squares, safety, mobility."""
+    """The static value for ``side`` (to move) in pawns: material, piece squares, safety, mobility,
+    pieces over the river, the general's open lines and pieces left hanging."""
     score = 0.0
+    hanging = weights[W_HANGING] != 0.0
     for owner in range(2):
         sign = 1.0 if owner == 0 else -1.0
         defenders = 0
         attackers = 0
+        across = 0
+        lost = 0.0
         for i in range(16):
             sq = plist[owner * 16 + i]
             if sq == 0:
@@ -105,21 +154,39 @@ def evaluate(board, plist, side, weights, moves):
                 value = weights[w]
             if kind == SOLDIER and not OWN_HALF[owner, sq]:
                 value += weights[W_CROSSED] + weights[W_ADVANCE] * (4 - red_row)
+            if hanging and kind != GENERAL and is_attacked(board, sq, owner) and not is_attacked(board, sq, 1 - owner):
+                lost += value
             value += weights[W_PST] * PST[kind, red_row * 9 + col]
             if kind == ADVISOR or kind == ELEPHANT:
                 defenders += 1
             elif kind != GENERAL and 2 <= col <= 6 and red_row <= 2:
                 attackers += 1  # this piece is near the enemy palace
+            if (kind == CHARIOT or kind == HORSE or kind == CANNON) and red_row <= 4:
+                across += 1
             score += sign * value
         # Guards of the own general count for ``owner``; its pieces near the other palace too.
         score += sign * weights[W_SAFETY] * (0.25 * defenders + attackers)
-    if weights[W_MOBILITY] != 0.0:
-        score += weights[W_MOBILITY] * (generate(board, plist, 0, moves) - generate(board, plist, 1, moves))
+        score += sign * (weights[W_ACROSS] * across - weights[W_HANGING] * lost)
+        if weights[W_EXPOSED] != 0.0 and plist[owner * 16] != 0:
+            score -= sign * weights[W_EXPOSED] * _exposure(board, plist[owner * 16], owner)
+    if weights[W_MOBILITY] != 0.0 or weights[W_HORSE_MOBILITY] != 0.0 or weights[W_CHARIOT_MOBILITY] != 0.0 \
+            or weights[W_CANNON_MOBILITY] != 0.0:
+        counts = np.zeros((2, 8), dtype=np.int64)   # moves by side, and by side and moving kind
+        for owner in range(2):
+            n = generate(board, plist, owner, moves)
+            counts[owner, 0] = n
+            for i in range(n):
+                counts[owner, board[moves[i] >> 8] & 7] += 1
+        score += weights[W_MOBILITY] * (counts[0, 0] - counts[1, 0])
+        score += weights[W_HORSE_MOBILITY] * (counts[0, HORSE] - counts[1, HORSE]) \
+            + weights[W_CHARIOT_MOBILITY] * (counts[0, CHARIOT] - counts[1, CHARIOT]) \
+            + weights[W_CANNON_MOBILITY] * (counts[0, CANNON] - counts[1, CANNON])
     return score if side == 0 else -score
 
 
 @njit(cache=True)
-def _order(board, moves, scores, n, tt_move, killers, history, ply):
+def _order(board, moves, scores, n, tt_move, killers, history, ply, ordering):
+    """Keys: the table's move, captures by MVV-LVA, then (with ``ordering``) killers and history."""
     for i in range(n):
         m = moves[i]
         if m == tt_move:
@@ -128,10 +195,12 @@ def _order(board, moves, scores, n, tt_move, killers, history, ply):
         victim = board[m & 255]
         if victim != 0:
             scores[i] = (1 << 30) + ORDER_VALUE[victim & 7] * 16 - ORDER_VALUE[board[m >> 8] & 7]
+        elif not ordering:
+            scores[i] = 0
         elif m == killers[ply, 0]:
-            scores[i] = (1 << 29)
+            scores[i] = KILLER_KEY
         elif m == killers[ply, 1]:
-            scores[i] = (1 << 29) - 1
+            scores[i] = KILLER_KEY - 1
         else:
             scores[i] = history[m >> 8, m & 255]
 
@@ -212,9 +281,41 @@ def quiesce(board, slot_of, plist, st, alpha, beta, ply, weights, info, move_buf
 
 
 @njit(cache=True)
+def _store(tt_key, tt_move, tt_value, tt_depth, tt_flag, slot, key, move, value, depth, flag, keep_pv):
+    """Write a table entry; with ``keep_pv`` an exact entry is only replaced by an exact or deeper one,
+    so the principal variation survives the null-window searches around it."""
+    if keep_pv and tt_key[slot] == key and tt_flag[slot] == EXACT and flag != EXACT and tt_depth[slot] > depth:
+        return
+    tt_key[slot] = key
+    tt_move[slot] = move
+    tt_value[slot] = value
+    tt_depth[slot] = depth
+    tt_flag[slot] = flag
+
+
+@njit(cache=True)
+def _has_pieces(board, plist, side):
+    """Whether ``side`` has a chariot, horse or cannon (a null move is unsafe without one)."""
+    for i in range(1, 16):
+        sq = plist[side * 16 + i]
+        if sq != 0:
+            kind = board[sq] & 7
+            if kind == CHARIOT or kind == HORSE or kind == CANNON:
+                return True
+    return False
+
+
+@njit(cache=True)
 def negamax(board, slot_of, plist, st, depth, alpha, beta, ply, weights, info, move_buf, score_buf,
-            tt_key, tt_move, tt_value, tt_depth, tt_flag, killers, history, pseudo, game_ply):
-    """The value of the position for the side to move, searched ``depth`` plies deep."""
+            tt_key, tt_move, tt_value, tt_depth, tt_flag, killers, history, pseudo, game_ply, techniques):
+    """The value of the position for the side to move, searched ``depth`` plies deep.
+
+    ``techniques`` (bits of ``TECHNIQUES``) turns on: principal-variation
+    search (moves after the first get a null window first), late-move
+    reductions (quiet late moves a ply shallower first), null-move pruning
+    (pass, search shallower; cut if still at least beta), quiescence at the
+    horizon, killer and history ordering, and a table that keeps the PV.
+    """
     side = st[SIDE]
     if plist[side * 16] == 0:
         return -WIN + ply
@@ -222,8 +323,14 @@ def negamax(board, slot_of, plist, st, depth, alpha, beta, ply, weights, info, m
         info[0] += 1
         return 0.0 if generate_legal(board, slot_of, plist, st, move_buf[ply], pseudo) > 0 else -WIN + ply
     if depth <= 0:
-        return quiesce(board, slot_of, plist, st, alpha, beta, ply, weights, info,
-                       move_buf, score_buf, pseudo)
+        if techniques & QUIESCENCE:
+            return quiesce(board, slot_of, plist, st, alpha, beta, ply, weights, info,
+                           move_buf, score_buf, pseudo)
+        if _time_up(info):
+            return 0.0
+        if generate_legal(board, slot_of, plist, st, move_buf[ply], pseudo) == 0:
+            return -WIN + ply
+        return evaluate(board, plist, side, weights, move_buf[ply])
     if _time_up(info):
         return 0.0
     use_table = game_ply + ply + depth < MOVE_LIMIT  # values near the limit depend on the ply
@@ -237,24 +344,58 @@ def negamax(board, slot_of, plist, st, depth, alpha, beta, ply, weights, info, m
             flag = tt_flag[slot]
             if flag == EXACT or (flag == LOWER and value >= beta) or (flag == UPPER and value <= alpha):
                 return value
+    king = plist[side * 16]
+    checked = (not pseudo) and is_attacked(board, king, side)
+    pv_node = beta - alpha > EPSILON * 2
+    if (techniques & NULL_MOVE) and not pv_node and not checked and depth >= NULL_DEPTH and ply > 1 \
+            and beta < WIN - MAX_PLY and _has_pieces(board, plist, side) \
+            and evaluate(board, plist, side, weights, move_buf[ply]) >= beta:
+        st[SIDE] = 1 - side
+        st[HASH] ^= core.ZOBRIST_SIDE
+        value = -negamax(board, slot_of, plist, st, depth - 1 - NULL_REDUCTION, -beta, -beta + EPSILON, ply + 1,
+                         weights, info, move_buf, score_buf, tt_key, tt_move, tt_value, tt_depth, tt_flag,
+                         killers, history, pseudo, game_ply, techniques)
+        st[SIDE] = side
+        st[HASH] ^= core.ZOBRIST_SIDE
+        if info[2] != 0:
+            return 0.0
+        if value >= beta:
+            return beta
     moves = move_buf[ply]
     scores = score_buf[ply]
     n = generate(board, plist, side, moves)
-    _order(board, moves, scores, n, best_move, killers, history, ply)
+    _order(board, moves, scores, n, best_move, killers, history, ply, techniques & ORDERING)
     original_alpha = alpha
     best = -INFINITY
     legal = 0
-    king = plist[side * 16]
-    checked = (not pseudo) and is_attacked(board, king, side)
+    pvs = (techniques & PVS) != 0
+    lmr = (techniques & LMR) != 0
     for i in range(n):
         m = _pick(moves, scores, i, n)
+        quiet = board[m & 255] == 0 and scores[i] < KILLER_KEY - 1
         undo = make_legal(board, slot_of, plist, st, m, king, checked, pseudo)
         if undo < 0:
             continue
         legal += 1
-        value = -negamax(board, slot_of, plist, st, depth - 1, -beta, -alpha, ply + 1, weights, info,
-                         move_buf, score_buf, tt_key, tt_move, tt_value, tt_depth, tt_flag, killers, history,
-                         pseudo, game_ply)
+        if legal > 1 and (pvs or lmr):
+            reduce = 1 if lmr and quiet and not checked and legal > LMR_AFTER and depth >= LMR_DEPTH else 0
+            # a null window (PVS) or the full one, reduced first if the move is late and quiet
+            low = -alpha - EPSILON if pvs else -beta
+            value = -negamax(board, slot_of, plist, st, depth - 1 - reduce, low, -alpha, ply + 1, weights, info,
+                             move_buf, score_buf, tt_key, tt_move, tt_value, tt_depth, tt_flag, killers, history,
+                             pseudo, game_ply, techniques)
+            if reduce and value > alpha and info[2] == 0:
+                value = -negamax(board, slot_of, plist, st, depth - 1, low, -alpha, ply + 1, weights, info,
+                                 move_buf, score_buf, tt_key, tt_move, tt_value, tt_depth, tt_flag, killers,
+                                 history, pseudo, game_ply, techniques)
+            if pvs and alpha < value < beta and info[2] == 0:
+                value = -negamax(board, slot_of, plist, st, depth - 1, -beta, -alpha, ply + 1, weights, info,
+                                 move_buf, score_buf, tt_key, tt_move, tt_value, tt_depth, tt_flag, killers,
+                                 history, pseudo, game_ply, techniques)
+        else:
+            value = -negamax(board, slot_of, plist, st, depth - 1, -beta, -alpha, ply + 1, weights, info,
+                             move_buf, score_buf, tt_key, tt_move, tt_value, tt_depth, tt_flag, killers, history,
+                             pseudo, game_ply, techniques)
         unmake(board, slot_of, plist, st, m, undo)
         if info[2] != 0:
             return 0.0
@@ -264,7 +405,7 @@ def negamax(board, slot_of, plist, st, depth, alpha, beta, ply, weights, info, m
             if value > alpha:
                 alpha = value
                 if value >= beta:
-                    if board[m & 255] == 0:
+                    if board[m & 255] == 0 and (techniques & ORDERING):
                         if killers[ply, 0] != m:
                             killers[ply, 1] = killers[ply, 0]
                             killers[ply, 0] = m
@@ -273,23 +414,26 @@ def negamax(board, slot_of, plist, st, depth, alpha, beta, ply, weights, info, m
     if legal == 0:
         return -WIN + ply
     if use_table:
-        tt_key[slot] = key
-        tt_move[slot] = best_move
-        tt_value[slot] = best
-        tt_depth[slot] = depth
-        tt_flag[slot] = UPPER if best <= original_alpha else (LOWER if best >= beta else EXACT)
+        flag = UPPER if best <= original_alpha else (LOWER if best >= beta else EXACT)
+        _store(tt_key, tt_move, tt_value, tt_depth, tt_flag, slot, key, best_move, best, depth, flag,
+               (techniques & KEEP_PV) != 0)
     return best
 
 
 def _iterate(position: tuple[np.ndarray, ...], root_moves: np.ndarray, first_depth: int, last_depth: int,
              weights: np.ndarray, info: np.ndarray, tables: tuple[np.ndarray, ...], pseudo: bool,
-             game_ply: int) -> tuple[float, int]:
+             game_ply: int, techniques: int, guess: float) -> tuple[float, int]:
     """Iterative deepening from ``first_depth`` to ``last_depth`` over the legal ``root_moves``.
 
     The root loop is plain Python calling the compiled ``negamax`` once per
     root move (a few microseconds each): numba cannot load a cached function
     that calls a recursive one, while a cached recursive function called
     from Python loads fine.
+
+    With PVS every root move after the first gets a null window first; with
+    aspiration an iteration's first window is the last value plus or minus
+    ``ASPIRATION`` (``guess`` before the first), searched again in full when
+    the value falls outside.
 
     The best move so far is kept at ``root_moves[0]`` (the others keep their
     seeded order), also when the node budget stops an iteration part way: a
@@ -301,17 +445,36 @@ def _iterate(position: tuple[np.ndarray, ...], root_moves: np.ndarray, first_dep
     """
     board, slot_of, plist, st = position
     best_value, completed = -INFINITY, first_depth - 1
+    pvs = bool(techniques & PVS)
     for depth in range(first_depth, last_depth + 1):
-        alpha, iteration_best = -INFINITY, -1
-        for i, move in enumerate(root_moves):
-            undo = make(board, slot_of, plist, st, move)
-            value = -negamax(board, slot_of, plist, st, depth - 1, -INFINITY, -alpha, 1, weights, info,
-                             *tables, pseudo, game_ply)
-            unmake(board, slot_of, plist, st, move, undo)
-            if info[2]:
-                break
-            if value > alpha:
-                alpha, iteration_best = value, i
+        low, high = -INFINITY, INFINITY
+        centre = best_value if best_value > -INFINITY else guess
+        if techniques & ASPIRATE and depth > 1 and abs(centre) < WIN - MAX_PLY:
+            low, high = centre - ASPIRATION, centre + ASPIRATION
+        while True:
+            alpha, iteration_best, value = low, -1, -INFINITY
+            for i, move in enumerate(root_moves):
+                undo = make(board, slot_of, plist, st, move)
+                if pvs and i > 0:
+                    value = -negamax(board, slot_of, plist, st, depth - 1, -alpha - EPSILON, -alpha, 1, weights,
+                                     info, *tables, pseudo, game_ply, techniques)
+                    if not info[2] and alpha < value < high:
+                        value = -negamax(board, slot_of, plist, st, depth - 1, -high, -alpha, 1, weights, info,
+                                         *tables, pseudo, game_ply, techniques)
+                else:
+                    value = -negamax(board, slot_of, plist, st, depth - 1, -high, -alpha, 1, weights, info,
+                                     *tables, pseudo, game_ply, techniques)
+                unmake(board, slot_of, plist, st, move, undo)
+                if info[2]:
+                    break
+                if value > alpha:
+                    alpha, iteration_best = value, i
+                    if value >= high:
+                        break
+            if not info[2] and (iteration_best < 0 and low > -INFINITY or alpha >= high < INFINITY):
+                low, high = -INFINITY, INFINITY  # outside the aspiration window: search again, fully
+                continue
+            break
         if iteration_best >= 0 and (not info[2] or iteration_best != 0):
             best = root_moves[iteration_best]
             root_moves[1:iteration_best + 1] = root_moves[:iteration_best].copy()
@@ -349,7 +512,8 @@ _START_RATE = 300_000.0
 
 
 def search(rules: Rules, state: State, weights: np.ndarray, *, depth: int | None = None,
-           nodes: int | None = None, deadline: float | None = None, seed: int = 0) -> SearchResult:
+           nodes: int | None = None, deadline: float | None = None, seed: int = 0,
+           techniques: int = DEFAULT_TECHNIQUES) -> SearchResult:
     """Search for the side to move of ``state`` and return the move it chose.
 
     A deadline is kept without reading the clock inside compiled code: each
@@ -364,6 +528,7 @@ def search(rules: Rules, state: State, weights: np.ndarray, *, depth: int | None
         nodes: node budget (deterministic).
         deadline: a ``time.monotonic()`` instant to stop at (live play).
         seed: breaks ties between equally valued root moves.
+        techniques: bits of ``TECHNIQUES`` to use (all by default; turning one off measures it).
 
     Returns:
         The chosen action, its value in pawns for the side to move, the last
@@ -385,7 +550,7 @@ def search(rules: Rules, state: State, weights: np.ndarray, *, depth: int | None
     common = (weights, info, _tables(), bool(rules.pseudo), int(state.ply))
     value, completed = -INFINITY, 0
     if deadline is None:
-        value, completed = _iterate(position, root_moves, 1, depth, *common)
+        value, completed = _iterate(position, root_moves, 1, depth, *common, techniques, 0.0)
     else:
         rate = _START_RATE
         for level in range(1, depth + 1):
@@ -395,7 +560,8 @@ def search(rules: Rules, state: State, weights: np.ndarray, *, depth: int | None
             budget = info[0] + max(1000, int(0.9 * rate * left))
             info[1] = budget if nodes is None else min(budget, nodes)
             before = info[0]
-            found, done = _iterate(position, root_moves, level, level, *common)
+            found, done = _iterate(position, root_moves, level, level, *common, techniques,
+                                   value if value > -INFINITY else 0.0)
             if found > -INFINITY:
                 value = found
             completed = max(completed, done)
