@@ -14,6 +14,7 @@ have always found them.
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -52,8 +53,19 @@ def match_key(spec: MatchSpec) -> str:
     gives the same key: the specs are canonicalised first, then hashed by
     ``harness.results.canonical_match_key``.
     """
-    return canonical_match_key(load_game(spec.game).spec, load_player(spec.player).spec,
-                               load_player(spec.opponent).spec, spec.seed, spec.opening_plies)
+    return canonical_match_key(load_game(spec.game).spec, canonical_player(spec.player),
+                               canonical_player(spec.opponent), spec.seed, spec.opening_plies)
+
+
+@functools.lru_cache(maxsize=4096)
+def canonical_player(spec: str) -> str:
+    """A player spec's canonical form, computed once per spelling in a process.
+
+    A run keys every match by its canonical specs; a tournament or study names
+    the same few specs thousands of times, and the form is a pure function of
+    the text (the players' registry is fixed), so each is parsed once.
+    """
+    return load_player(spec).spec
 
 
 def build_result(rules: Any, state: Any, *, player: str, opponent: str, seed: int, actions: Any,

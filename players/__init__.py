@@ -12,6 +12,8 @@ import importlib
 from typing import Any
 
 from harness.errors import SpecError
+from harness.spec_forms import register_player_form
+from harness.trust import guard_command
 from players.base import Limits, Param, Player, shutdown
 from players.spec import parse
 
@@ -63,6 +65,9 @@ def load(spec: str | dict[str, Any] | Player, game: str | None = None) -> Player
     return player
 
 
+register_player_form(lambda spec: load(spec).spec)  # the database's view of a spec a user typed
+
+
 def runs_command(spec: str | dict[str, Any] | Player) -> bool:
     """True if the player runs a program its spec names (``external``, ``uci``).
 
@@ -75,16 +80,15 @@ def runs_command(spec: str | dict[str, Any] | Player) -> bool:
 def guard_engine(spec: str | dict[str, Any], source: str, allow_engines: bool) -> str | dict[str, Any]:
     """Return ``spec``, unless it runs a command that came from ``source`` and engines are not allowed.
 
-    A command stored in a shared database (a ``tuned:`` alias, a stored run or
-    study) would run on every machine that plays it, so it runs only when the
-    user says so (``--allow-engines``).
+    The rule is ``harness.trust``'s (the database applies it to the aliases it
+    resolves); here the spec may be of any form, so it is loaded and named in
+    canonical form.
 
     Raises:
         SpecError: the spec runs a command and ``allow_engines`` is False.
     """
     if not allow_engines and runs_command(spec):
-        raise SpecError(f"{source} runs an engine command ({load(spec).spec}); engines named there run only with "
-                        "allow_engines (harness play, tournament, tune, live, arena)", parameters=("allow_engines",))
+        guard_command(load(spec).spec, source, allow_engines)
     return spec
 
 

@@ -77,3 +77,12 @@ def test_live_and_arena_refuse_an_engine_alias_before_any_request_and_play_it_wi
         assert main(["live", "totality", *common, "--base-url", server.url, "--rate", "200",
                      "--allow-engines"]) == 0
         assert "1 recorded" in capsys.readouterr().out
+
+
+def test_the_kinds_that_run_a_program_are_named_once_for_the_database_and_the_players():
+    # the database applies harness.trust's rule to stored text without loading a player; the players'
+    # own flag must agree with it for every kind
+    from harness.trust import COMMAND_KINDS, runs_command
+    from players import KINDS, player_class
+    assert {kind for kind in KINDS if player_class(kind).RUNS_COMMAND} == COMMAND_KINDS
+    assert runs_command(ENGINE) and not runs_command("alphabeta:depth=3") and not runs_command("tuned:engine")

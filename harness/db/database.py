@@ -44,11 +44,11 @@ from harness.db import queries, schema
 from harness.db.models import LiveGameRow, MatchRow, NamedPlayerRow, PlayerRow, RunMatchRow, RunRow
 from harness.db.records import (RUN_KINDS, RUN_STATUSES, LeaderboardRow, LiveGameRecord, MatchRecord,
                                 NamedPlayerRecord, RunRecord, RunSummary)
-from harness.db.specs import (canonical_game, game_condition, game_parts, player_spec_surface, spec_hash,
-                               spec_parts)
+from harness.db.specs import canonical_game, game_condition, game_parts, spec_hash, spec_parts
 from harness.errors import DatabaseError, HarnessError, InvalidInput, SpecError
 from harness.results import MatchResult
 from harness.ratings import Ratings
+from harness.trust import guard_command
 
 DEFAULT_URL = "sqlite:///harness.db"
 ALIAS_PREFIX = "tuned:"
@@ -720,8 +720,7 @@ class Database:
         if stored is None:
             known = ", ".join(ALIAS_PREFIX + n for n in self.named_players()) or "none yet (harness tune makes them)"
             raise SpecError(f"unknown tuned player {spec!r}; known: {known} (harness players lists them)")
-        _, guard_engine = player_spec_surface()
-        return guard_engine(stored, f"tuned player {spec!r}", allow_engines)
+        return guard_command(stored, f"tuned player {spec!r}", allow_engines)
 
     # -- live games -------------------------------------------------------------------------
 

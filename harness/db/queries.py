@@ -16,9 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import case, func, select
 
+from harness import spec_forms
 from harness.db.models import MatchRow, NamedPlayerRow, PlayerRow, RunMatchRow
 from harness.db.records import RANKINGS, LeaderboardRow
-from harness.db.specs import canonical_game, game_condition, game_parts, player_spec_surface, spec_hash
+from harness.db.specs import canonical_game, game_condition, game_parts, spec_hash
 from harness.errors import InvalidInput
 from harness.games import load as load_game
 from harness.ratings import Ratings, bounded_interval_from_moments, rate_matches
@@ -33,13 +34,15 @@ MISMATCH_TOLERANCE = 1e-6
 def canonical_player(database: Database, spec: str) -> str:
     """A player spec in canonical form, ``tuned:<name>`` aliases resolved.
 
+    The form is the players' (``harness.spec_forms``, registered by the
+    players when loaded): the database never imports them.
+
     Raises:
         SpecError: an unknown alias, kind, parameter or weight.
     """
     spec = database.resolve_spec(spec, allow_engines=True)  # only read, never run
     try:
-        canonical, _ = player_spec_surface()
-        return canonical(spec)
+        return spec_forms.canonical_player(spec)
     except ImportError:  # a kind whose module is not installed: compare the text as given
         return spec
 
@@ -56,7 +59,7 @@ def leaderboard(database: Database, game: str, opponent: str | None = None, run:
         database: the results database.
         game: a game spec; matches of exactly this configuration count
             (``totality`` is level wise, ``totality:easy`` level easy).
-        opponent: only matches against this opponent (spec or ``tuned:`` alias).
+        opponent: only matches against this opponent (a canonical spec or a ``tuned:`` alias).
         run: only matches of this run (id or name).
         by: ``mean`` ranks by mean score, ``lcb`` by the interval's lower bound.
         confidence: the intervals' two-sided confidence level.

@@ -3,17 +3,15 @@
 Game specs are read with ``harness.games``' registry functions (``parse_spec``,
 ``canonical_spec``): pure functions of the spec text and the registry's table,
 no engine loaded. Player specs are stored canonical, as the match layer made
-them; the two places where text a user typed meets the database (an opponent
-or anchor to filter by, a ``tuned:`` alias's engine check) still need the
-players' registry, and both go through ``player_spec_surface`` below, the one
-import of ``players`` left in the database (``tests/test_layers.py`` lists it
-as pending until the caller passes canonical specs; docs/db.md).
+them, and the database never loads a player: a spec a user typed (an
+opponent or anchor to filter by) is put in canonical form by the function
+the players register in ``harness.spec_forms``, and a ``tuned:`` alias's
+engine check is ``harness.trust``'s rule on the stored text.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
 from typing import Any
 
 from harness.db.models import MatchRow
@@ -30,15 +28,6 @@ def spec_parts(spec: str) -> tuple[str, dict[str, str]]:
     kind, _, rest = spec.partition(":")
     params = dict(part.partition("=")[::2] for part in rest.split(",") if part)
     return kind, params
-
-
-def player_spec_surface() -> tuple[Callable[[str], str], Callable[[str, str, bool], Any]]:
-    """The players' canonicaliser and engine guard: ``(canonical(spec), guard(spec, source, allow_engines))``.
-
-    Imported when first needed, so opening a database never imports the players.
-    """
-    from players import guard_engine, load
-    return (lambda spec: load(spec).spec), guard_engine
 
 
 def game_parts(game: str) -> tuple[str, str | None]:
