@@ -10,6 +10,7 @@ an error with exit code 1 only with ``harness --debug`` or ``HARNESS_DEBUG=1``.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import signal
@@ -17,7 +18,7 @@ import sys
 import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
@@ -976,5 +977,27 @@ def print_traceback(error: BaseException, args: list[str] | tuple[str, ...]) -> 
     click.echo(text.rstrip("\n"), err=True)
 
 
+def entry() -> NoReturn:
+    """The console script: ``main``, then the process ends with its exit code.
+
+    When Ray ran in this process, the process ends without the interpreter's
+    finalisation (``os._exit`` after flushing): every resource was already
+    closed by the command (the pool shut Ray down, the database committed and
+    closed), and Ray's native threads can crash at interpreter exit after a
+    start that a Ctrl-C cut short, turning a clean, resumable stop (130) into
+    a segmentation fault (-11).
+    """
+    code = main()
+    if "ray" not in sys.modules:
+        sys.exit(code)
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe: nothing more can be said
+            pass
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()
