@@ -171,16 +171,23 @@ def evaluate(board, plist, side, weights, moves):
             score -= sign * weights[W_EXPOSED] * _exposure(board, plist[owner * 16], owner)
     if weights[W_MOBILITY] != 0.0 or weights[W_HORSE_MOBILITY] != 0.0 or weights[W_CHARIOT_MOBILITY] != 0.0 \
             or weights[W_CANNON_MOBILITY] != 0.0:
-        counts = np.zeros((2, 8), dtype=np.int64)   # moves by side, and by side and moving kind
+        # move counts, red minus black: all, and by the moving kind
+        moves_diff, horse_diff, chariot_diff, cannon_diff = 0, 0, 0, 0
         for owner in range(2):
+            sign_i = 1 if owner == 0 else -1
             n = generate(board, plist, owner, moves)
-            counts[owner, 0] = n
+            moves_diff += sign_i * n
             for i in range(n):
-                counts[owner, board[moves[i] >> 8] & 7] += 1
-        score += weights[W_MOBILITY] * (counts[0, 0] - counts[1, 0])
-        score += weights[W_HORSE_MOBILITY] * (counts[0, HORSE] - counts[1, HORSE]) \
-            + weights[W_CHARIOT_MOBILITY] * (counts[0, CHARIOT] - counts[1, CHARIOT]) \
-            + weights[W_CANNON_MOBILITY] * (counts[0, CANNON] - counts[1, CANNON])
+                kind = board[moves[i] >> 8] & 7
+                if kind == HORSE:
+                    horse_diff += sign_i
+                elif kind == CHARIOT:
+                    chariot_diff += sign_i
+                elif kind == CANNON:
+                    cannon_diff += sign_i
+        score += weights[W_MOBILITY] * moves_diff
+        score += weights[W_HORSE_MOBILITY] * horse_diff + weights[W_CHARIOT_MOBILITY] * chariot_diff \
+            + weights[W_CANNON_MOBILITY] * cannon_diff
     return score if side == 0 else -score
 
 
