@@ -17,6 +17,8 @@ re-export both under their old names (``players.features.Feature``,
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -111,6 +113,40 @@ class GameKit(Protocol):
         """The kind of every square of a position, ``""`` for empty, row-major: how a live
         observation's board is read (``harness.live.observation``)."""
         ...
+
+
+@dataclass(frozen=True)
+class Kit:
+    """A ``GameKit`` as plain declarations: each game's ``kit.py`` fills one in.
+
+    The methods only forward to the game's own functions; the search module
+    is named, not imported, so loading a kit (the registry does it for every
+    game) never compiles a search.
+    """
+
+    name: str
+    features: dict[str, Feature]
+    eval_scale: float
+    board_shape: tuple[int, int] | None
+    strong: dict[str, int] | None
+    gameboard_slug: str | None
+    rules: Callable[..., Any]  # make_rules(**config)
+    search_module: str  # the module that satisfies ``GameSearch``
+    material_of: Callable[[Any, Any, int], float]
+    cells_of: Callable[[Any, Any], list[str]]
+
+    def make_rules(self, **config: str) -> Any:
+        return self.rules(**config)
+
+    @property
+    def search(self) -> GameSearch:
+        return importlib.import_module(self.search_module)  # type: ignore[return-value]
+
+    def material(self, rules: Any, state: Any, side: int) -> float:
+        return self.material_of(rules, state, side)
+
+    def board_cells(self, rules: Any, state: Any) -> list[str]:
+        return self.cells_of(rules, state)
 
 
 def feature_index(features: dict[str, Feature]) -> dict[str, int]:

@@ -2,44 +2,33 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from harness.errors import NotationError
 from harness.games import Rules, State
-from harness.games.gamekit import GameSearch
+from harness.games.gamekit import Kit
 from harness.games.totality import make_rules
 from harness.games.totality.features import FEATURES, material
 
 
-class TotalityKit:
-    """Reversi, the Sun against the Moon; see ``harness.games.gamekit.GameKit``."""
+def board_cells(rules: Rules, state: State) -> list[str]:
+    """The state JSON's board string, one symbol per cell (``S``, ``M``), ``""`` empty."""
+    board = rules.state_to_json(state).get("board")
+    if not isinstance(board, str) or len(board) != 64:
+        raise NotationError("no board of 64 squares in totality's state JSON")
+    return ["" if cell == "-" else cell for cell in board]
 
-    name = "totality"
-    features = FEATURES
+
+# Reversi, the Sun against the Moon.
+KIT = Kit(
+    name="totality",
+    features=FEATURES,
     # The evaluation is in square values (a corner is 100): 50 of them make one logistic unit.
-    eval_scale = 50.0
-    board_shape = (8, 8)
+    eval_scale=50.0,
+    board_shape=(8, 8),
     # The alpha-beta settings of ``strong`` (about one second a move; docs/players.md, Strength).
-    strong = {"depth": 60, "nodes": 5_000_000}
-    gameboard_slug = "totality"
-
-    def make_rules(self, **config: Any) -> Rules:
-        return make_rules(**config)
-
-    @property
-    def search(self) -> GameSearch:
-        from harness.games.totality import search
-        return search
-
-    def material(self, rules: Rules, state: State, side: int) -> float:
-        return material(rules, state, side)
-
-    def board_cells(self, rules: Rules, state: State) -> list[str]:
-        """The state JSON's board string, one symbol per cell (``S``, ``M``), ``""`` empty."""
-        board = rules.state_to_json(state).get("board")
-        if not isinstance(board, str) or len(board) != 64:
-            raise NotationError("no board of 64 squares in totality's state JSON")
-        return ["" if cell == "-" else cell for cell in board]
-
-
-KIT = TotalityKit()
+    strong={"depth": 60, "nodes": 5_000_000},
+    gameboard_slug="totality",
+    rules=make_rules,
+    search_module="harness.games.totality.search",
+    material_of=material,
+    cells_of=board_cells,
+)
