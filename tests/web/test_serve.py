@@ -122,7 +122,7 @@ def test_every_page_loads_without_console_errors(browser, server, recorded):
 
 def test_the_leaderboard_page_shows_the_numbers_of_leaderboard_json(browser, server, recorded, capsys):
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import Select
+    from selenium.webdriver.support.ui import Select, WebDriverWait
     for game, opponent in (("ravenward", None), ("ravenward", "random"), ("totality", None)):
         document = cli_json(capsys, "leaderboard", game, "--json", "--db", recorded,
                             *(["--opponent", opponent] if opponent else []))
@@ -130,6 +130,8 @@ def test_the_leaderboard_page_shows_the_numbers_of_leaderboard_json(browser, ser
         if opponent:
             Select(browser.find_element(By.ID, "opponent")).select_by_value(opponent)
             browser.find_element(By.CSS_SELECTOR, "form.filters button").click()
+            # the click only starts the navigation: wait for the filtered page before reading it
+            WebDriverWait(browser, 60).until(lambda b: f"opponent={opponent}" in b.current_url)
             visit(browser, server, browser.current_url.replace(server.url, ""), f"leaderboard-{game}-vs-{opponent}")
         rows = browser.find_elements(By.CSS_SELECTOR, "#leaderboard tbody tr")
         assert len(rows) == len(document["rows"]) > 0
