@@ -14,7 +14,6 @@ have always found them.
 
 from __future__ import annotations
 
-import functools
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -24,7 +23,7 @@ from harness.errors import IllegalAction, OpponentError, PlayerError
 from harness.games import load as load_game
 from harness.replay import replay_lines
 from harness.results import MatchResult, canonical_match_key
-from players import load as load_player
+from players import canonical as canonical_player, load as load_player
 
 __all__ = ["MatchResult", "MatchSpec", "build_result", "canonical_match_key", "match_key", "play_match",
            "replay_lines"]
@@ -55,17 +54,6 @@ def match_key(spec: MatchSpec) -> str:
     """
     return canonical_match_key(load_game(spec.game).spec, canonical_player(spec.player),
                                canonical_player(spec.opponent), spec.seed, spec.opening_plies)
-
-
-@functools.lru_cache(maxsize=4096)
-def canonical_player(spec: str) -> str:
-    """A player spec's canonical form, computed once per spelling in a process.
-
-    A run keys every match by its canonical specs; a tournament or study names
-    the same few specs thousands of times, and the form is a pure function of
-    the text (the players' registry is fixed), so each is parsed once.
-    """
-    return load_player(spec).spec
 
 
 def build_result(rules: Any, state: Any, *, player: str, opponent: str, seed: int, actions: Any,

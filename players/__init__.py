@@ -8,6 +8,7 @@ before any match is played.
 
 from __future__ import annotations
 
+import functools
 import importlib
 from typing import Any
 
@@ -17,7 +18,7 @@ from harness.trust import guard_command
 from players.base import Limits, Param, Player, shutdown
 from players.spec import parse
 
-__all__ = ["Limits", "Param", "Player", "KINDS", "load", "kinds", "runs_command", "guard_engine", "shutdown"]
+__all__ = ["Limits", "Param", "Player", "KINDS", "load", "canonical", "kinds", "runs_command", "guard_engine", "shutdown"]
 
 # kind -> (module, class, parameter a bare value sets)
 KINDS: dict[str, tuple[str, str, str | None]] = {
@@ -65,7 +66,21 @@ def load(spec: str | dict[str, Any] | Player, game: str | None = None) -> Player
     return player
 
 
-register_player_form(lambda spec: load(spec).spec)  # the database's view of a spec a user typed
+@functools.lru_cache(maxsize=4096)
+def canonical(spec: str) -> str:
+    """A player spec's canonical text, computed once per spelling in a process.
+
+    A run keys every match by its canonical specs and the database matches a
+    spec a user typed by it; the same few specs are named thousands of times,
+    and the form is a pure function of the text (the kinds are fixed).
+
+    Raises:
+        SpecError: a malformed spec.
+    """
+    return load(spec).spec
+
+
+register_player_form(canonical)  # the database's view of a spec a user typed
 
 
 def runs_command(spec: str | dict[str, Any] | Player) -> bool:
@@ -87,7 +102,7 @@ def guard_engine(spec: str | dict[str, Any], source: str, allow_engines: bool) -
     Raises:
         SpecError: the spec runs a command and ``allow_engines`` is False.
     """
-    if not allow_engines and runs_command(spec):
+    if not allow_engines:
         guard_command(load(spec).spec, source, allow_engines)
     return spec
 
