@@ -36,7 +36,16 @@ plies for variety) and shows the mean documented score with its 95% interval
 (Student t, `harness.ratings.mean_interval`) and wins/draws/losses. Then, per game, the largest alpha-beta
 depth whose slowest move over a set of positions stays under ``--budget``
 seconds on one core, and the node limit that fits the same budget.
-Matches run in a process pool (``--workers``), one match per task.
+Matches run in a process pool (``--workers``), one match per task, seed by
+seed across the rows, so a run cut short has measured every row about evenly.
+
+``--results FILE`` makes a long measurement resumable across machines and
+days: every finished match is appended to FILE as one JSON line (a
+``MatchResult``), and matches already in FILE (by match key) are not played
+again. Every match is deterministic (node or depth limits), so a file is
+evidence anyone can check: ``--verify N`` replays N of the stored matches
+the run covers (spread over the rows) and fails if any differs, which is how
+a file left stale by a change to a search or evaluation is caught.
 """
 
 from __future__ import annotations
@@ -44,9 +53,11 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing
+import os
 import sys
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 from rich.console import Console
 from rich.progress import MofNCompleteColumn, Progress
@@ -186,20 +197,74 @@ def depth_under(game: str, budget: float, positions: int = 5) -> dict:
     return {"game": rules.spec, "depth": best, "slowest_s": best_time, "nodes": int(nodes_per_s * budget)}
 
 
-def evaluate(rows: list[Row], matches: int, workers: int) -> list[dict]:
-    """Play every row's matches in a process pool and summarise each row."""
-    specs = [(index, MatchSpec(row.game, row.player, row.opponent, seed, OPENING_PLIES))
-             for index, row in enumerate(rows) for seed in range(matches)]
+def load_results(path: Path) -> dict[str, MatchResult]:
+    """The matches stored in a results file, by key; a torn last line (an interrupted write) is dropped."""
+    if not path.exists():
+        return {}
+    stored: dict[str, MatchResult] = {}
+    lines = path.read_text().splitlines(keepends=True)
+    for number, line in enumerate(lines, 1):
+        try:
+            result = MatchResult(**json.loads(line))
+        except (json.JSONDecodeError, TypeError) as error:
+            if number == len(lines) and not line.endswith("\n"):
+                with path.open("r+") as handle:  # cut the torn line so appends start on a fresh one
+                    handle.truncate(sum(len(l.encode()) for l in lines[:-1]))
+                break
+            raise SystemExit(f"eval_players: {path} line {number} is not a match result ({error})") from None
+        stored[result.key] = result
+    return stored
+
+
+def append_result(path: Path, result: MatchResult) -> None:
+    """Append one finished match and flush it to disk, so an interruption loses at most the matches in flight."""
+    with path.open("a") as handle:
+        handle.write(json.dumps(result.to_dict(), separators=(",", ":")) + "\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def match_specs(rows: list[Row], matches: int) -> list[tuple[int, MatchSpec]]:
+    """Every row's matches, seed by seed across the rows (a partial run covers the rows evenly)."""
+    return [(index, MatchSpec(row.game, row.player, row.opponent, seed, OPENING_PLIES))
+            for seed in range(matches) for index, row in enumerate(rows)]
+
+
+def evaluate(rows: list[Row], matches: int, workers: int, results_file: Path | None = None) -> list[dict]:
+    """Play every row's matches in a process pool (skipping those in ``results_file``) and summarise each row."""
+    specs = match_specs(rows, matches)
+    stored = load_results(results_file) if results_file else {}
     results: dict[int, list[MatchResult]] = {index: [] for index in range(len(rows))}
+    todo = []
+    for index, spec in specs:
+        if spec.key in stored:
+            results[index].append(stored[spec.key])
+        else:
+            todo.append((index, spec))
     progress = Progress(*Progress.get_default_columns(), MofNCompleteColumn(), console=Console(stderr=True),
                         transient=True)
     with progress, multiprocessing.get_context("fork").Pool(workers) as pool:
-        task = progress.add_task("matches", total=len(specs))
-        for index, result in pool.imap_unordered(_play, specs, chunksize=4):
+        task = progress.add_task("matches", total=len(specs), completed=len(specs) - len(todo))
+        for index, result in pool.imap_unordered(_play, todo, chunksize=1):
+            if results_file:
+                append_result(results_file, result)
             results[index].append(result)
             progress.advance(task)
     return [{"label": row.label, "game": row.game, "player": row.player, "opponent": row.opponent,
              **summarise(results[index])} for index, row in enumerate(rows)]
+
+
+def verify(rows: list[Row], matches: int, results_file: Path, count: int, workers: int) -> list[str]:
+    """Replay ``count`` stored matches of these rows, spread over them; the keys of those that differ."""
+    stored = load_results(results_file)
+    covered = [(index, spec) for index, spec in match_specs(rows, matches) if spec.key in stored]
+    step = max(1, len(covered) // max(1, count))
+    chosen = covered[::step][:count]
+    fields = ("outcome", "reason", "score", "plies", "actions", "counters")
+    with multiprocessing.get_context("fork").Pool(workers) as pool:
+        replays = pool.map(_play, chosen, chunksize=1)
+    return [result.key for _, result in replays
+            if any(getattr(result, name) != getattr(stored[result.key], name) for name in fields)]
 
 
 def _play(item: tuple[int, MatchSpec]) -> tuple[int, MatchResult]:
@@ -269,12 +334,27 @@ def main() -> int:
     parser.add_argument("--ladder", action="store_true",
                         help="--player against every rung of each game's ladder, worst rung beside the mean")
     parser.add_argument("--player", default="strong", metavar="SPEC", help="the player measured by --ladder")
+    parser.add_argument("--results", type=Path, metavar="FILE",
+                        help="append every finished match to FILE (JSON lines) and skip the matches already in it")
+    parser.add_argument("--verify", type=int, default=0, metavar="N",
+                        help="with --results: replay N stored matches of these rows and fail if any differs")
     args = parser.parse_args()
+    if args.verify and not args.results:
+        parser.error("--verify needs --results FILE")
+    if args.results and not args.results.parent.is_dir():
+        parser.error(f"--results: the folder {args.results.parent} does not exist")
     games = args.games or [seat for name in searches.available() for seat in SEATS[name]]
     if args.ladder:
         rows = [row for game in games for row in ladder_rows(game, args.player)]
         extra = [row for game in games for row in reference_rows(game, args.player)] if args.fairy else []
-        summaries = evaluate(rows + extra, args.matches, args.workers)
+        if args.verify:
+            differ = verify(rows + extra, args.matches, args.results, args.verify, args.workers)
+            if differ:
+                print(f"eval_players: {len(differ)} stored matches replay differently (stale results?): "
+                      + ", ".join(differ), file=sys.stderr)
+                return 1
+            print(f"eval_players: {args.verify} stored matches replayed identically", file=sys.stderr)
+        summaries = evaluate(rows + extra, args.matches, args.workers, args.results)
         rungs, beside = summaries[:len(rows)], summaries[len(rows):]
         totals = ladder_totals(rungs)
         if args.json:
@@ -293,7 +373,7 @@ def main() -> int:
                 for row in fairy_rows(game, nodes, args.alphabeta_nodes, not args.no_gbot)]
     else:
         rows = [row for game in games for row in rows_for(game)]
-    summaries = evaluate(rows, args.matches, args.workers)
+    summaries = evaluate(rows, args.matches, args.workers, args.results)
     depths = [] if args.fairy else [depth_under(game, args.budget)
                                     for game in dict.fromkeys(load_game(g).name for g in games)]
     if args.json:
