@@ -1,0 +1,79 @@
+"""scripts/eval_players.py's results file: a long measurement resumes, survives a torn
+write, and its stored matches can be replayed to prove they are not stale."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def script():
+    spec = importlib.util.spec_from_file_location("eval_players", ROOT / "scripts" / "eval_players.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses and the worker pool look the module up by name
+    spec.loader.exec_module(module)
+    yield module
+    del sys.modules[spec.name]
+
+
+@pytest.fixture
+def rows(script):
+    return [script.Row("greedy vs random", "totality", "greedy", "random"),
+            script.Row("random vs greedy", "totality:easy", "random", "greedy")]
+
+
+def test_matches_run_seed_by_seed_across_the_rows(script, rows):
+    order = [(index, spec.seed) for index, spec in script.match_specs(rows, 2)]
+    assert order == [(0, 0), (1, 0), (0, 1), (1, 1)]
+
+
+def test_a_run_resumes_from_its_results_file(script, rows, tmp_path):
+    path = tmp_path / "results.jsonl"
+    first = script.evaluate(rows, 2, 1, path)
+    lines = path.read_text().splitlines()
+    assert len(lines) == 4 and [row["matches"] for row in first] == [2, 2]
+    again = script.evaluate(rows, 2, 1, path)
+    assert path.read_text().splitlines() == lines  # nothing played twice
+    assert [row["mean"] for row in again] == [row["mean"] for row in first]
+    more = script.evaluate(rows, 3, 1, path)
+    grown = path.read_text().splitlines()
+    assert grown[:4] == lines and len(grown) == 6
+    assert [row["matches"] for row in more] == [3, 3]
+    assert {json.loads(line)["seed"] for line in grown} == {0, 1, 2}
+
+
+def test_a_torn_last_line_is_dropped_and_cut(script, rows, tmp_path):
+    path = tmp_path / "results.jsonl"
+    script.evaluate(rows[:1], 2, 1, path)
+    whole = path.read_text()
+    path.write_text(whole + whole.splitlines()[0][:40])  # a write cut short by an interruption
+    assert len(script.load_results(path)) == 2
+    assert path.read_text() == whole
+    script.evaluate(rows[:1], 3, 1, path)
+    assert len(script.load_results(path)) == 3
+
+
+def test_a_damaged_line_inside_the_file_is_an_error(script, rows, tmp_path):
+    path = tmp_path / "results.jsonl"
+    script.evaluate(rows[:1], 2, 1, path)
+    lines = path.read_text().splitlines()
+    path.write_text("\n".join(["{not json", *lines]) + "\n")
+    with pytest.raises(SystemExit, match="line 1 is not a match result"):
+        script.load_results(path)
+
+
+def test_verify_replays_stored_matches_and_names_a_stale_one(script, rows, tmp_path):
+    path = tmp_path / "results.jsonl"
+    script.evaluate(rows, 3, 1, path)
+    assert script.verify(rows, 3, path, 6, 1) == []
+    stored = [json.loads(line) for line in path.read_text().splitlines()]
+    stored[2]["score"] += 1  # as if a search change had altered this game
+    path.write_text("".join(json.dumps(r) + "\n" for r in stored))
+    assert script.verify(rows, 3, path, 6, 1) == [stored[2]["key"]]
