@@ -3,7 +3,8 @@
 
 Usage: scripts/eval_players.py [--matches N] [--workers W] [--json | --markdown]
                                [--fairy [--fairy-nodes N,N] [--alphabeta-nodes N] [--no-gbot]]
-                               [--ladder [--player SPEC] [--fairy]] [GAME ...]
+                               [--ladder [--player SPEC] [--fairy]]
+                               [--results FILE [--verify N] [--stored]] [GAME ...]
 
 Rows per game (default: every game with a compiled search; Totality at both
 levels, Chinese chess in both seats):
@@ -46,6 +47,8 @@ again. Every match is deterministic (node or depth limits), so a file is
 evidence anyone can check: ``--verify N`` replays N of the stored matches
 the run covers (spread over the rows) and fails if any differs, which is how
 a file left stale by a change to a search or evaluation is caught.
+``--stored`` plays nothing and summarises what FILE holds (a measurement
+still under way; each row shows how many matches it has).
 """
 
 from __future__ import annotations
@@ -147,15 +150,19 @@ def ladder_totals(summaries: list[dict]) -> list[dict]:
                        "mean_over_rungs": sum(r["mean"] for r in rows) / len(rows),
                        "fewest_wins": min(r["win"] for r in rows), "fewest_wins_rung":
                        min(rows, key=lambda r: r["win"])["opponent"],
-                       "losses": sum(r["loss"] for r in rows)})
+                       "losses": sum(r["loss"] for r in rows),
+                       "games_per_rung": [min(r["matches"] for r in rows), max(r["matches"] for r in rows)]})
     return totals
 
 
-def ladder_markdown(totals: list[dict], matches: int) -> str:
+def ladder_markdown(totals: list[dict]) -> str:
     """The worst rung beside the mean over the rungs, per game seat, in Markdown."""
-    lines = [f"| game | player | rungs | worst rung (mean, W/D/L of {matches}) | mean over the rungs "
-             "| fewest wins (rung) | losses in all |", "|---|---|---|---|---|---|---|"]
-    lines += [f"| {t['game']} | `{t['player']}` | {t['rungs']} | `{t['worst_rung']}` ({t['worst_mean']:.1f}, "
+    def games(low: int, high: int) -> str:
+        return str(low) if low == high else f"{low}-{high}"
+    lines = ["| game | player | rungs | games per rung | worst rung (mean, W/D/L) | mean over the rungs "
+             "| fewest wins (rung) | losses in all |", "|---|---|---|---|---|---|---|---|"]
+    lines += [f"| {t['game']} | `{t['player']}` | {t['rungs']} | {games(*t['games_per_rung'])} "
+              f"| `{t['worst_rung']}` ({t['worst_mean']:.1f}, "
               f"{'/'.join(map(str, t['worst_wdl']))}) | {t['mean_over_rungs']:.1f} | {t['fewest_wins']} "
               f"(`{t['fewest_wins_rung']}`) | {t['losses']} |" for t in totals]
     return "\n".join(lines)
@@ -230,8 +237,14 @@ def match_specs(rows: list[Row], matches: int) -> list[tuple[int, MatchSpec]]:
             for seed in range(matches) for index, row in enumerate(rows)]
 
 
-def evaluate(rows: list[Row], matches: int, workers: int, results_file: Path | None = None) -> list[dict]:
-    """Play every row's matches in a process pool (skipping those in ``results_file``) and summarise each row."""
+def evaluate(rows: list[Row], matches: int, workers: int, results_file: Path | None = None,
+             play: bool = True) -> list[dict]:
+    """Play every row's matches in a process pool (skipping those in ``results_file``) and summarise each row.
+
+    With ``play`` false nothing is played: the rows are summarised over the matches
+    ``results_file`` already holds (a measurement still under way), and rows without
+    any are left out.
+    """
     specs = match_specs(rows, matches)
     stored = load_results(results_file) if results_file else {}
     results: dict[int, list[MatchResult]] = {index: [] for index in range(len(rows))}
@@ -243,6 +256,9 @@ def evaluate(rows: list[Row], matches: int, workers: int, results_file: Path | N
             todo.append((index, spec))
     progress = Progress(*Progress.get_default_columns(), MofNCompleteColumn(), console=Console(stderr=True),
                         transient=True)
+    if not play:
+        return [{"label": row.label, "game": row.game, "player": row.player, "opponent": row.opponent,
+                 **summarise(results[index])} for index, row in enumerate(rows) if results[index]]
     with progress, multiprocessing.get_context("fork").Pool(workers) as pool:
         task = progress.add_task("matches", total=len(specs), completed=len(specs) - len(todo))
         for index, result in pool.imap_unordered(_play, todo, chunksize=1):
@@ -338,44 +354,49 @@ def main() -> int:
                         help="append every finished match to FILE (JSON lines) and skip the matches already in it")
     parser.add_argument("--verify", type=int, default=0, metavar="N",
                         help="with --results: replay N stored matches of these rows and fail if any differs")
+    parser.add_argument("--stored", action="store_true",
+                        help="with --results: play nothing, summarise the matches FILE holds (a run under way)")
     args = parser.parse_args()
-    if args.verify and not args.results:
-        parser.error("--verify needs --results FILE")
+    if (args.verify or args.stored) and not args.results:
+        parser.error("--verify and --stored need --results FILE")
     if args.results and not args.results.parent.is_dir():
         parser.error(f"--results: the folder {args.results.parent} does not exist")
     games = args.games or [seat for name in searches.available() for seat in SEATS[name]]
     if args.ladder:
         rows = [row for game in games for row in ladder_rows(game, args.player)]
         extra = [row for game in games for row in reference_rows(game, args.player)] if args.fairy else []
-        if args.verify:
-            differ = verify(rows + extra, args.matches, args.results, args.verify, args.workers)
-            if differ:
-                print(f"eval_players: {len(differ)} stored matches replay differently (stale results?): "
-                      + ", ".join(differ), file=sys.stderr)
-                return 1
-            print(f"eval_players: {args.verify} stored matches replayed identically", file=sys.stderr)
-        summaries = evaluate(rows + extra, args.matches, args.workers, args.results)
-        rungs, beside = summaries[:len(rows)], summaries[len(rows):]
+    elif args.fairy:
+        nodes = [int(count) for count in args.fairy_nodes.split(",")]
+        rows = [row for game in games if load_game(game).name == "xiangqi"
+                for row in fairy_rows(game, nodes, args.alphabeta_nodes, not args.no_gbot)]
+        extra = []
+    else:
+        rows, extra = [row for game in games for row in rows_for(game)], []
+    if args.verify:
+        differ = verify(rows + extra, args.matches, args.results, args.verify, args.workers)
+        if differ:
+            print(f"eval_players: {len(differ)} stored matches replay differently (stale results?): "
+                  + ", ".join(differ), file=sys.stderr)
+            return 1
+        print(f"eval_players: {args.verify} stored matches replayed identically", file=sys.stderr)
+    summaries = evaluate(rows + extra, args.matches, args.workers, args.results, play=not args.stored)
+    if args.ladder:
+        beside_labels = {row.label for row in extra}  # rows without stored matches may be missing (--stored)
+        rungs = [s for s in summaries if s["label"] not in beside_labels]
+        beside = [s for s in summaries if s["label"] in beside_labels]
         totals = ladder_totals(rungs)
         if args.json:
             print(json.dumps({"matches": args.matches, "rows": rungs, "ladder": totals, "references": beside}))
         else:
             print(markdown(rungs, [], args.budget, opponent_time=True))
             print()
-            print(ladder_markdown(totals, args.matches))
+            print(ladder_markdown(totals))
             if beside:
                 print()
                 print(markdown(beside, [], args.budget, opponent_time=True))
         return 0
-    if args.fairy:
-        nodes = [int(count) for count in args.fairy_nodes.split(",")]
-        rows = [row for game in games if load_game(game).name == "xiangqi"
-                for row in fairy_rows(game, nodes, args.alphabeta_nodes, not args.no_gbot)]
-    else:
-        rows = [row for game in games for row in rows_for(game)]
-    summaries = evaluate(rows, args.matches, args.workers, args.results)
-    depths = [] if args.fairy else [depth_under(game, args.budget)
-                                    for game in dict.fromkeys(load_game(g).name for g in games)]
+    depths = [] if args.fairy or args.stored else [depth_under(game, args.budget)
+                                                   for game in dict.fromkeys(load_game(g).name for g in games)]
     if args.json:
         print(json.dumps({"matches": args.matches, "rows": summaries, "limits": depths}))
     elif args.markdown:

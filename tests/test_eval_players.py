@@ -77,3 +77,15 @@ def test_verify_replays_stored_matches_and_names_a_stale_one(script, rows, tmp_p
     stored[2]["score"] += 1  # as if a search change had altered this game
     path.write_text("".join(json.dumps(r) + "\n" for r in stored))
     assert script.verify(rows, 3, path, 6, 1) == [stored[2]["key"]]
+
+
+def test_stored_only_summarises_what_the_file_holds(script, rows, tmp_path):
+    path = tmp_path / "results.jsonl"
+    script.evaluate(rows[:1], 2, 1, path)
+    before = path.read_text()
+    summaries = script.evaluate(rows, 5, 1, path, play=False)
+    assert path.read_text() == before  # nothing played
+    assert [(s["label"], s["matches"]) for s in summaries] == [("greedy vs random", 2)]
+    totals = script.ladder_totals(summaries)
+    assert totals[0]["games_per_rung"] == [2, 2]
+    assert "| 2 |" in script.ladder_markdown(totals)
