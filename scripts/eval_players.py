@@ -4,7 +4,8 @@
 Usage: scripts/eval_players.py [--matches N] [--workers W] [--json | --markdown]
                                [--fairy [--fairy-nodes N,N] [--alphabeta-nodes N] [--no-gbot]]
                                [--ladder [--player SPEC] [--fairy]]
-                               [--results FILE [--verify N] [--stored]] [GAME ...]
+                               [--results FILE [--verify N] [--stored] [--same-games GAME=BASE]]
+                               [GAME ...]
 
 Rows per game (default: every game with a compiled search; Totality at both
 levels, Chinese chess in both seats):
@@ -49,6 +50,10 @@ the run covers (spread over the rows) and fails if any differs, which is how
 a file left stale by a change to a search or evaluation is caught.
 ``--stored`` plays nothing and summarises what FILE holds (a measurement
 still under way; each row shows how many matches it has).
+``--same-games totality:easy=totality`` answers the easy rows by replaying
+the stored wise matches under the easy rules (neither the players nor any
+rung reads Totality's level, so a seed plays the same game at both levels):
+half the games for both tables; ``--verify`` plays such rows for real.
 """
 
 from __future__ import annotations
@@ -61,13 +66,14 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 from rich.progress import MofNCompleteColumn, Progress
 from rich.table import Table
 
 from harness.games import load as load_game
-from harness.match import MatchResult, MatchSpec, play_match
+from harness.match import MatchResult, MatchSpec, build_result, play_match
 from harness.ratings import mean_interval
 from harness.testing import random_positions
 import players
@@ -237,37 +243,77 @@ def match_specs(rows: list[Row], matches: int) -> list[tuple[int, MatchSpec]]:
             for seed in range(matches) for index, row in enumerate(rows)]
 
 
+def replayed(spec: MatchSpec, base: MatchResult) -> MatchResult:
+    """The match ``spec`` as the stored ``base`` match played it, scored by ``spec``'s game.
+
+    For two game specs that differ only in how the end is scored (Totality's
+    levels: neither the players nor any rung reads the level), the same seed
+    plays the same game; replaying its actions through the other rules gives
+    that game's score and outcome without playing it again. An action the
+    other rules refuse raises ``IllegalAction``. ``--verify`` plays such rows
+    for real, which is what shows the games are the same.
+    """
+    rules = load_game(spec.game)
+    state = rules.initial_state()
+    for action in base.actions:
+        state = rules.apply(state, action)
+    if not rules.is_terminal(state):
+        raise SystemExit(f"eval_players: replaying {base.key} under {spec.game} does not finish the game")
+    return build_result(rules, state, player=base.player, opponent=base.opponent, seed=spec.seed,
+                        actions=base.actions, outcome=rules.outcome(state), started=time.perf_counter(),
+                        player_s=base.player_s, opponent_s=base.opponent_s, key=spec.key,
+                        opening_plies=spec.opening_plies, extra={"replayed_from": base.key})
+
+
 def evaluate(rows: list[Row], matches: int, workers: int, results_file: Path | None = None,
-             play: bool = True) -> list[dict]:
+             play: bool = True, same_games: dict[str, str] | None = None) -> list[dict]:
     """Play every row's matches in a process pool (skipping those in ``results_file``) and summarise each row.
 
     With ``play`` false nothing is played: the rows are summarised over the matches
     ``results_file`` already holds (a measurement still under way), and rows without
-    any are left out.
+    any are left out. ``same_games`` maps a game spec to another whose stored
+    matches it replays instead of playing (``replayed``).
     """
     specs = match_specs(rows, matches)
     stored = load_results(results_file) if results_file else {}
     results: dict[int, list[MatchResult]] = {index: [] for index in range(len(rows))}
-    todo = []
-    for index, spec in specs:
-        if spec.key in stored:
-            results[index].append(stored[spec.key])
-        else:
-            todo.append((index, spec))
-    progress = Progress(*Progress.get_default_columns(), MofNCompleteColumn(), console=Console(stderr=True),
-                        transient=True)
-    if not play:
-        return [{"label": row.label, "game": row.game, "player": row.player, "opponent": row.opponent,
-                 **summarise(results[index])} for index, row in enumerate(rows) if results[index]]
-    with progress, multiprocessing.get_context("fork").Pool(workers) as pool:
-        task = progress.add_task("matches", total=len(specs), completed=len(specs) - len(todo))
-        for index, result in pool.imap_unordered(_play, todo, chunksize=1):
+
+    def keep(index: int, spec: MatchSpec, result: MatchResult) -> None:
+        """Count ``result`` (or, for a replayed row, the match it stands for) for row ``index``."""
+        if result.key != spec.key:
+            result = stored[spec.key] = replayed(spec, result)
             if results_file:
                 append_result(results_file, result)
-            results[index].append(result)
-            progress.advance(task)
+        results[index].append(result)
+
+    # What to play, by the key of the match played: a replayed row plays its base match,
+    # once however many rows wait for it.
+    todo: dict[str, tuple[MatchSpec, list[tuple[int, MatchSpec]]]] = {}
+    bases = {load_game(game).spec: base for game, base in (same_games or {}).items()}
+    for index, spec in specs:
+        base_game = bases.get(load_game(spec.game).spec)
+        source = MatchSpec(base_game, spec.player, spec.opponent, spec.seed, spec.opening_plies) if base_game else spec
+        if spec.key in stored:
+            results[index].append(stored[spec.key])
+        elif source.key in stored:
+            keep(index, spec, stored[source.key])
+        elif play:
+            todo.setdefault(source.key, (source, []))[1].append((index, spec))
+    if play and todo:
+        progress = Progress(*Progress.get_default_columns(), MofNCompleteColumn(), console=Console(stderr=True),
+                            transient=True)
+        with progress, multiprocessing.get_context("fork").Pool(workers) as pool:
+            task = progress.add_task("matches", total=len(todo))
+            for key, result in pool.imap_unordered(_play, [(key, spec) for key, (spec, _) in todo.items()],
+                                                   chunksize=1):
+                stored[key] = result
+                if results_file:
+                    append_result(results_file, result)
+                for index, spec in todo[key][1]:
+                    keep(index, spec, result)
+                progress.advance(task)
     return [{"label": row.label, "game": row.game, "player": row.player, "opponent": row.opponent,
-             **summarise(results[index])} for index, row in enumerate(rows)]
+             **summarise(results[index])} for index, row in enumerate(rows) if results[index] or play]
 
 
 def verify(rows: list[Row], matches: int, results_file: Path, count: int, workers: int) -> list[str]:
@@ -276,16 +322,21 @@ def verify(rows: list[Row], matches: int, results_file: Path, count: int, worker
     covered = [(index, spec) for index, spec in match_specs(rows, matches) if spec.key in stored]
     step = max(1, len(covered) // max(1, count))
     chosen = covered[::step][:count]
-    fields = ("outcome", "reason", "score", "plies", "actions", "counters")
+    fields = ("outcome", "reason", "score", "plies", "actions")
     with multiprocessing.get_context("fork").Pool(workers) as pool:
         replays = pool.map(_play, chosen, chunksize=1)
-    return [result.key for _, result in replays
-            if any(getattr(result, name) != getattr(stored[result.key], name) for name in fields)]
+
+    def differs(played: MatchResult, kept: MatchResult) -> bool:
+        # A replayed row (--same-games) keeps the game's counters only, not the players' figures.
+        return (any(getattr(played, name) != getattr(kept, name) for name in fields)
+                or {name: played.counters.get(name) for name in kept.counters} != kept.counters)
+    return [result.key for _, result in replays if differs(result, stored[result.key])]
 
 
-def _play(item: tuple[int, MatchSpec]) -> tuple[int, MatchResult]:
-    index, spec = item
-    return index, play_match(spec)
+def _play(item: tuple[Any, MatchSpec]) -> tuple[Any, MatchResult]:
+    """Play one match in a worker, returning it with the caller's tag."""
+    tag, spec = item
+    return tag, play_match(spec)
 
 
 def render(summaries: list[dict], depths: list[dict], matches: int, budget: float) -> None:
@@ -356,9 +407,22 @@ def main() -> int:
                         help="with --results: replay N stored matches of these rows and fail if any differs")
     parser.add_argument("--stored", action="store_true",
                         help="with --results: play nothing, summarise the matches FILE holds (a run under way)")
+    parser.add_argument("--same-games", action="append", default=[], metavar="GAME=BASE",
+                        help="with --results: GAME's rows replay the stored matches of BASE instead of playing "
+                             "(games that differ only in scoring: totality:easy=totality)")
     args = parser.parse_args()
-    if (args.verify or args.stored) and not args.results:
-        parser.error("--verify and --stored need --results FILE")
+    if (args.verify or args.stored or args.same_games) and not args.results:
+        parser.error("--verify, --stored and --same-games need --results FILE")
+    same_games = {}
+    for item in args.same_games:
+        game, _, base = item.partition("=")
+        try:
+            game, base = load_game(game).spec, load_game(base).spec
+        except ValueError as error:
+            parser.error(f"--same-games {item}: {error}")
+        if load_game(game).name != load_game(base).name or game == base:
+            parser.error(f"--same-games {item}: give two specs of one game, e.g. totality:easy=totality")
+        same_games[game] = base
     if args.results and not args.results.parent.is_dir():
         parser.error(f"--results: the folder {args.results.parent} does not exist")
     games = args.games or [seat for name in searches.available() for seat in SEATS[name]]
@@ -379,7 +443,8 @@ def main() -> int:
                   + ", ".join(differ), file=sys.stderr)
             return 1
         print(f"eval_players: {args.verify} stored matches replayed identically", file=sys.stderr)
-    summaries = evaluate(rows + extra, args.matches, args.workers, args.results, play=not args.stored)
+    summaries = evaluate(rows + extra, args.matches, args.workers, args.results, play=not args.stored,
+                         same_games=same_games)
     if args.ladder:
         beside_labels = {row.label for row in extra}  # rows without stored matches may be missing (--stored)
         rungs = [s for s in summaries if s["label"] not in beside_labels]

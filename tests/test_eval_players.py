@@ -89,3 +89,32 @@ def test_stored_only_summarises_what_the_file_holds(script, rows, tmp_path):
     totals = script.ladder_totals(summaries)
     assert totals[0]["games_per_rung"] == [2, 2]
     assert "| 2 |" in script.ladder_markdown(totals)
+
+
+def test_totality_easy_replays_the_wise_games_and_verify_plays_them_for_real(script, tmp_path):
+    """Neither the players nor the rungs read Totality's level, so a seed plays the same game at
+    both levels: the easy rows replay the stored wise matches, scored at easy (x 0.6, floored)."""
+    path = tmp_path / "results.jsonl"
+    rows = [script.Row("wise", "totality", "greedy", "gbot:level=easy"),
+            script.Row("easy", "totality:easy", "greedy", "gbot:level=easy")]
+    same = {"totality:easy": "totality"}
+    wise, easy = script.evaluate(rows, 3, 1, path, same_games=same)
+    stored = [json.loads(line) for line in path.read_text().splitlines()]
+    played = [r for r in stored if "replayed_from" not in r["extra"]]
+    derived = [r for r in stored if "replayed_from" in r["extra"]]
+    assert len(played) == 3 and len(derived) == 3  # each wise match played once, each easy one replayed
+    by_key = {r["key"]: r for r in played}
+    for row in derived:
+        base = by_key[row["extra"]["replayed_from"]]
+        assert row["game"] == "totality:level=easy" and row["actions"] == base["actions"]
+        assert row["score"] == (base["score"] * 6) // 10
+    assert (easy["win"], easy["draw"], easy["loss"]) == (wise["win"], wise["draw"], wise["loss"])
+    assert script.verify(rows, 3, path, 6, 1) == []  # the easy games, played for real, are the same
+
+
+def test_a_replayed_row_alone_plays_its_base_match(script, tmp_path):
+    path = tmp_path / "results.jsonl"
+    rows = [script.Row("easy", "totality:easy", "greedy", "random")]
+    [easy] = script.evaluate(rows, 2, 1, path, same_games={"totality:easy": "totality"})
+    games = sorted(json.loads(line)["game"] for line in path.read_text().splitlines())
+    assert games == ["totality", "totality", "totality:level=easy", "totality:level=easy"] and easy["matches"] == 2
