@@ -290,8 +290,9 @@ def evaluate(rows: list[Row], matches: int, workers: int, results_file: Path | N
     # once however many rows wait for it.
     todo: dict[str, tuple[MatchSpec, list[tuple[int, MatchSpec]]]] = {}
     bases = {load_game(game).spec: base for game, base in (same_games or {}).items()}
+    row_bases = [bases.get(load_game(row.game).spec) for row in rows]  # once per row, not per match
     for index, spec in specs:
-        base_game = bases.get(load_game(spec.game).spec)
+        base_game = row_bases[index]
         source = MatchSpec(base_game, spec.player, spec.opponent, spec.seed, spec.opening_plies) if base_game else spec
         if spec.key in stored:
             results[index].append(stored[spec.key])
