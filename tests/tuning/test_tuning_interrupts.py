@@ -1,8 +1,9 @@
 """A real study stopped at random points (SIGINT, SIGTERM, SIGKILL of the CLI) and resumed: every game once.
 
 The real ``harness tune`` runs in a subprocess (one in-process worker, so no
-Ray start per run, and once with two Ray workers); it is stopped a few times
-at random moments drawn from a seeded generator, then run to the end. After
+Ray start per run, and once with two Ray workers); it is stopped a few times,
+each a random moment (from a seeded generator) after the run's first finished
+trial, then run to the end. After
 that the results database must hold one row per distinct match key, the
 leaderboard must count each distinct match once, and the study must hold its
 budget of finished trials, each run holding exactly its games.
@@ -14,9 +15,11 @@ import json
 import os
 import pathlib
 import random
+import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter
 
@@ -35,33 +38,59 @@ def tune_command(study: pathlib.Path, url: str, workers: int, *extra: str) -> li
             "--stale-after", "2", *extra]
 
 
+def stop_mid_study(process: subprocess.Popen, sig: int, delay: float) -> str:
+    """Send ``sig`` ``delay`` seconds after the run's first finished trial; return its stderr.
+
+    Waiting for a trial rather than a fixed time lands the signal inside the
+    study however slowly the machine starts Python or Ray, so the signal
+    tests the stop rather than a study that already ended.
+    """
+    lines: list[str] = []
+    trial_done = threading.Event()
+
+    def read() -> None:
+        for line in process.stderr:
+            lines.append(line)
+            if re.search(r"trial \d+ (complete|pruned)", line):
+                trial_done.set()
+        trial_done.set()
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    trial_done.wait(timeout=120)
+    time.sleep(delay)
+    if process.poll() is None:
+        process.send_signal(sig)
+    process.wait(timeout=120)
+    reader.join(timeout=30)
+    return "".join(lines)
+
+
 @pytest.mark.slow
 def test_a_study_stopped_at_random_points_and_resumed_records_every_game_once(tmp_path: pathlib.Path) -> None:
     rng = random.Random(12)
     study = tmp_path / "stop.toml"
-    study.write_text(tiny_study("stop", trials=10).replace("parallel = 3\n", ""))
+    study.write_text(tiny_study("stop", trials=40).replace("parallel = 3\n", ""))
     url = f"sqlite:///{tmp_path / 'harness.db'}"
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     interrupted = 0
     for name, workers in STOPS:
         process = subprocess.Popen(tune_command(study, url, workers), cwd=tmp_path, env=env,
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        time.sleep(rng.uniform(1.5, 4.0) + (6.0 if workers > 1 else 0.0))  # Ray takes seconds to start
-        process.send_signal(getattr(signal, name))
-        out, err = process.communicate(timeout=120)
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        err = stop_mid_study(process, getattr(signal, name), rng.uniform(0.0, 0.8))
         interrupted += process.returncode in (130, -signal.SIGKILL)
         if name != "SIGKILL" and process.returncode == 130:
             assert "resume with: harness tune" in err and "Traceback" not in err, err[-2000:]
         else:
-            # 0: it ended first; -SIGINT: stopped while Python was still starting or ending
-            assert process.returncode in (0, 130, -signal.SIGINT, -signal.SIGKILL), err[-2000:]
+            # 0: it ended first; -SIGINT/-SIGTERM: it had ended and Python was finishing
+            assert process.returncode in (0, 130, -signal.SIGINT, -signal.SIGTERM, -signal.SIGKILL), err[-2000:]
     assert interrupted >= 3, "the study ended before most signals: the test checked nothing"
     finished = subprocess.run(tune_command(study, url, 1, "--json"), cwd=tmp_path, env=env,
                               capture_output=True, text=True, timeout=300)
     assert finished.returncode == 0, finished.stderr[-2000:]
     summary = json.loads(finished.stdout.strip().splitlines()[-1])
     assert summary["format"] == "harness.tune/1" and summary["study"] == "stop"
-    assert summary["trials_complete"] + summary["trials_pruned"] == 10
+    assert summary["trials_complete"] + summary["trials_pruned"] == 40
 
     check_every_game_once(url, tmp_path, env, "stop")
 
