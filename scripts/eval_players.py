@@ -3,7 +3,7 @@
 
 Usage: scripts/eval_players.py [--matches N] [--workers W] [--json | --markdown]
                                [--fairy [--fairy-nodes N,N] [--alphabeta-nodes N] [--no-gbot]]
-                               [--ladder [--player SPEC] [--fairy]]
+                               [--ladder [--player SPEC] [--rung SPEC ...] [--fairy]]
                                [--results FILE [--verify N] [--stored] [--same-games GAME=BASE]]
                                [GAME ...]
 
@@ -31,7 +31,9 @@ row gives the worst rung (lowest mean, fewest wins breaking ties) beside the
 mean over the rungs and the fewest wins. ``--ladder --fairy`` also plays the
 references measured beside the ladder (Chinese chess: Fairy-Stockfish at
 1,000, 10,000 and 100,000 nodes), as rows of their own that the ladder's
-totals leave out.
+totals leave out. ``--rung SPEC`` (repeatable) keeps only the named rungs:
+a candidate player is tried on the hardest rungs first, paired by seed with
+the stored games of the player it would replace.
 
 Each row plays ``--matches`` seeded matches (seeds 0..N-1, two random opening
 plies for variety) and shows the mean documented score with its 95% interval
@@ -132,9 +134,15 @@ def fairy_rows(game: str, nodes: list[int], alphabeta_nodes: int | None = None, 
                         fairy_stockfish(min(nodes)))] if gbot else [])
 
 
-def ladder_rows(game: str, player: str) -> list[Row]:
-    """``player`` against every rung of the game's ladder."""
-    return [Row(f"{player} vs {rung}", game, players.load(player).spec, rung) for rung in ladder(game)]
+def ladder_rows(game: str, player: str, only: list[str] | None = None) -> list[Row]:
+    """``player`` against every rung of the game's ladder (or the rungs in ``only``)."""
+    rungs = ladder(game)
+    if only:
+        unknown = [rung for rung in only if rung not in rungs]
+        if unknown:
+            raise ValueError(f"{', '.join(unknown)} is not a rung of {game}'s ladder; its rungs: {', '.join(rungs)}")
+        rungs = [rung for rung in rungs if rung in only]
+    return [Row(f"{player} vs {rung}", game, players.load(player).spec, rung) for rung in rungs]
 
 
 def reference_rows(game: str, player: str) -> list[Row]:
@@ -402,6 +410,9 @@ def main() -> int:
     parser.add_argument("--ladder", action="store_true",
                         help="--player against every rung of each game's ladder, worst rung beside the mean")
     parser.add_argument("--player", default="strong", metavar="SPEC", help="the player measured by --ladder")
+    parser.add_argument("--rung", action="append", default=[], metavar="SPEC",
+                        help="with --ladder: only this rung (repeat for several), e.g. to try a candidate on the "
+                             "hardest rungs first")
     parser.add_argument("--results", type=Path, metavar="FILE",
                         help="append every finished match to FILE (JSON lines) and skip the matches already in it")
     parser.add_argument("--verify", type=int, default=0, metavar="N",
@@ -412,6 +423,8 @@ def main() -> int:
                         help="with --results: GAME's rows replay the stored matches of BASE instead of playing "
                              "(games that differ only in scoring: totality:easy=totality)")
     args = parser.parse_args()
+    if args.rung and not args.ladder:
+        parser.error("--rung needs --ladder")
     if (args.verify or args.stored or args.same_games) and not args.results:
         parser.error("--verify, --stored and --same-games need --results FILE")
     same_games = {}
@@ -428,7 +441,10 @@ def main() -> int:
         parser.error(f"--results: the folder {args.results.parent} does not exist")
     games = args.games or [seat for name in searches.available() for seat in SEATS[name]]
     if args.ladder:
-        rows = [row for game in games for row in ladder_rows(game, args.player)]
+        try:
+            rows = [row for game in games for row in ladder_rows(game, args.player, args.rung)]
+        except ValueError as error:
+            parser.error(f"--rung: {error}")
         extra = [row for game in games for row in reference_rows(game, args.player)] if args.fairy else []
     elif args.fairy:
         nodes = [int(count) for count in args.fairy_nodes.split(",")]
