@@ -118,3 +118,13 @@ def test_a_replayed_row_alone_plays_its_base_match(script, tmp_path):
     [easy] = script.evaluate(rows, 2, 1, path, same_games={"totality:easy": "totality"})
     games = sorted(json.loads(line)["game"] for line in path.read_text().splitlines())
     assert games == ["totality", "totality", "totality:level=easy", "totality:level=easy"] and easy["matches"] == 2
+
+
+def test_rung_keeps_only_the_named_rungs_and_names_the_valid_ones(script):
+    from players.ladder import ladder
+    rungs = ladder("ravenward")
+    rows = script.ladder_rows("ravenward", "greedy", [rungs[-1], rungs[0]])
+    assert [row.opponent for row in rows] == [rungs[0], rungs[-1]]  # the ladder's order
+    assert len(script.ladder_rows("ravenward", "greedy")) == len(rungs)
+    with pytest.raises(ValueError, match="gbot:depth=9 is not a rung of ravenward's ladder; its rungs: gbot"):
+        script.ladder_rows("ravenward", "greedy", ["gbot:depth=9"])
