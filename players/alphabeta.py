@@ -31,7 +31,7 @@ class AlphaBetaPlayer(Player):
                          minimum=0),
         "techniques": Param(str, "default", "search techniques to use, joined by +, or all or none; default: "
                                             "those that gained in a paired match (the game's DEFAULT_TECHNIQUES). "
-                                            "Ravenward's pvs, lmr, quiescence, aspiration, keep_pv; Chinese "
+                                            "Ravenward's pvs, lmr, quiescence, aspiration, keep_pv, partial; Chinese "
                                             "chess's also null_move and ordering; Totality's pvs, aspiration, "
                                             "keep_pv; for measuring what each gains"),
     }

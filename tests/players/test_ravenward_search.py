@@ -149,11 +149,47 @@ def test_node_counts_of_fixed_searches_are_golden():
     assert run(state, nodes=20000, seed=1).depth == 5
 
 
+def test_partial_plays_a_move_the_stopped_iteration_proved_better_and_nothing_else():
+    # Where ``partial`` changes the move of a node-limited search, the new move is worth more than the old
+    # one at the depth the budget stopped in, each searched there on its own to the end; it is deterministic.
+    rng = random.Random(7)
+    changed = 0
+    for _ in range(40):
+        state = RULES.initial_state()
+        for _ in range(rng.randrange(0, 20)):
+            if RULES.is_terminal(state):
+                break
+            state = RULES.apply(state, rng.choice(RULES.legal_actions(state)))
+        if RULES.is_terminal(state):
+            continue
+        plain = run(state, nodes=20000, seed=1)
+        partial = run(state, nodes=20000, seed=1, techniques=search_module.ALL_TECHNIQUES)
+        assert partial == run(state, nodes=20000, seed=1, techniques=search_module.ALL_TECHNIQUES)
+        assert partial.action in RULES.legal_actions(state) and partial.depth == plain.depth
+        if partial.action == plain.action:
+            continue
+        changed += 1
+
+        def worth(action):
+            return -run(RULES.apply(state, action), depth=plain.depth, seed=1).value
+
+        assert worth(partial.action) > worth(plain.action)
+    assert changed >= 3, "partial changed almost no move: the test checked nothing"
+
+
+def test_partial_is_off_by_default_and_named():
+    assert search_module.DEFAULT_TECHNIQUES & search_module.PARTIAL == 0
+    assert search_module.TECHNIQUES["partial"] == search_module.PARTIAL
+    state = RULES.initial_state()
+    assert run(state, nodes=5000, seed=2) == run(state, nodes=5000, seed=2,
+                                                  techniques=search_module.DEFAULT_TECHNIQUES)
+
+
 def test_techniques_are_named_in_specs_and_unknown_ones_are_refused():
     from harness.errors import SpecError
     player = players.load("alphabeta:depth=2,techniques=pvs+lmr")
     assert player.choose(RULES, RULES.initial_state()) in RULES.legal_actions(RULES.initial_state())
-    with pytest.raises(SpecError, match="valid: default, all, none, pvs, lmr, quiescence, aspiration, keep_pv"):
+    with pytest.raises(SpecError, match="valid: default, all, none, pvs, lmr, quiescence, aspiration, keep_pv, partial"):
         players.load("alphabeta:depth=2,techniques=nullmove").choose(RULES, RULES.initial_state())
 
 

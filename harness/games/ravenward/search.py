@@ -498,10 +498,12 @@ ENTER, NEXT, RETURN = 0, 1, 2
 EPSILON = 1e-6          # the width of a null window (values are sums of weights, far coarser)
 QUIESCENCE_PLIES = 6    # captures searched beyond the horizon at most
 ASPIRATION = 20.0       # half-width of the root's first window around the last iteration's value
-# techniques, as bits of ``techniques`` (all on by default; each can be turned off to measure it)
-PVS, LMR, QUIESCENCE, ASPIRATE, KEEP_PV = 1, 2, 4, 8, 16
-ALL_TECHNIQUES = PVS | LMR | QUIESCENCE | ASPIRATE | KEEP_PV
-TECHNIQUES = {"pvs": PVS, "lmr": LMR, "quiescence": QUIESCENCE, "aspiration": ASPIRATE, "keep_pv": KEEP_PV}
+# techniques, as bits of ``techniques`` (DEFAULT_TECHNIQUES unless told; each can be turned off to measure it)
+PVS, LMR, QUIESCENCE, ASPIRATE, KEEP_PV, PARTIAL = 1, 2, 4, 8, 16, 32
+ALL_TECHNIQUES = PVS | LMR | QUIESCENCE | ASPIRATE | KEEP_PV | PARTIAL
+TECHNIQUES = {"pvs": PVS, "lmr": LMR, "quiescence": QUIESCENCE, "aspiration": ASPIRATE, "keep_pv": KEEP_PV,
+              "partial": PARTIAL}
+DEFAULT_TECHNIQUES = PVS | LMR | QUIESCENCE | ASPIRATE | KEEP_PV  # what ``alphabeta`` (and ``strong``) uses
 LMR_DEPTH = 3           # reduce late quiet moves only this far from the horizon or more
 LMR_AFTER = 3           # ... after this many moves of the node
 
@@ -699,8 +701,12 @@ def search_depth(st, root_moves, depth, weights, killers, history, tt_entry, tt_
     falls outside; with PVS every root move after the first gets a null
     window first.
 
-    Returns (index of the best root move, its value); ``counters[1]`` is set
-    when the node limit stopped the iteration early.
+    Returns (index of the best root move, its value, whether that move is
+    proven at this depth); ``counters[1]`` is set when the node limit stopped
+    the iteration early. A stopped iteration's move is proven when it is not
+    the first (the last iteration's best, searched first) and its value was
+    searched to the end inside the window: it beats the first move at this
+    depth, which is what ``partial`` plays.
     """
     size = (MAX_DEPTH + QUIESCENCE_PLIES + 2) * core.MAX_MOVES
     moves = np.empty(size, dtype=np.int64)
@@ -729,7 +735,7 @@ def search_depth(st, root_moves, depth, weights, killers, history, tt_entry, tt_
                                   history, tt_entry, tt_value, age, counters, node_limit, techniques)
             core.unmake(st, undos[0])
             if counters[1] == 1:
-                return best_index, best
+                return best_index, best, best_index != 0 and best > low and best < high
             if value > best:
                 best = value
                 best_index = i
@@ -740,7 +746,7 @@ def search_depth(st, root_moves, depth, weights, killers, history, tt_entry, tt_
         if (best <= low and low > -INFINITY) or (best >= high and high < INFINITY):
             low, high = -INFINITY, INFINITY   # outside the aspiration window: search again, fully
             continue
-        return best_index, best
+        return best_index, best, True
 
 
 class _Tables:
@@ -765,7 +771,7 @@ def _tables() -> _Tables:
 
 def search(rules: Rules, state: State, weights: np.ndarray, *, depth: int | None = None,
            nodes: int | None = None, deadline: float | None = None, seed: int = 0,
-           techniques: int = ALL_TECHNIQUES) -> SearchResult:
+           techniques: int = DEFAULT_TECHNIQUES) -> SearchResult:
     """Search the side to move's best action.
 
     Args:
@@ -776,7 +782,8 @@ def search(rules: Rules, state: State, weights: np.ndarray, *, depth: int | None
         nodes: node budget (deterministic); the last finished iteration decides.
         deadline: a ``time.monotonic()`` instant (live play only).
         seed: breaks ties between equally valued root moves.
-        techniques: bits of ``TECHNIQUES`` to use (all by default; turning one off measures it).
+        techniques: bits of ``TECHNIQUES`` to use (``DEFAULT_TECHNIQUES`` unless told; turning one off
+            measures it).
 
     Returns:
         The chosen action, its value for the side to move, the depth of the
@@ -818,9 +825,12 @@ def search(rules: Rules, state: State, weights: np.ndarray, *, depth: int | None
             timed = int(counters[0] + max(deadline - now, 0.0) * rate) + 1
             budget = timed if budget == 0 else min(budget, timed)
         counters[1] = 0
-        index, value = search_depth(st, root, iteration, weights, killers, history, tables.entry, tables.value,
-                                    tables.generation, counters, budget, int(techniques), best_value)
+        index, value, proven = search_depth(st, root, iteration, weights, killers, history, tables.entry,
+                                            tables.value, tables.generation, counters, budget, int(techniques),
+                                            best_value)
         if counters[1] == 1:
+            if techniques & PARTIAL and proven:  # a move of the unfinished iteration beat the last one's best
+                best_move, best_value = int(root[index]), float(value)
             break
         best_move, best_value, finished = int(root[index]), float(value), iteration
         root = np.concatenate((root[index:index + 1], np.delete(root, index)))
