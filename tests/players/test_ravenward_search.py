@@ -162,7 +162,7 @@ def test_partial_plays_a_move_the_stopped_iteration_proved_better_and_nothing_el
             state = RULES.apply(state, rng.choice(RULES.legal_actions(state)))
         if RULES.is_terminal(state):
             continue
-        plain = run(state, nodes=20000, seed=1)
+        plain = run(state, nodes=20000, seed=1, techniques=search_module.ALL_TECHNIQUES & ~search_module.PARTIAL)
         partial = run(state, nodes=20000, seed=1, techniques=search_module.ALL_TECHNIQUES)
         assert partial == run(state, nodes=20000, seed=1, techniques=search_module.ALL_TECHNIQUES)
         assert partial.action in RULES.legal_actions(state) and partial.depth == plain.depth
@@ -177,12 +177,12 @@ def test_partial_plays_a_move_the_stopped_iteration_proved_better_and_nothing_el
     assert changed >= 3, "partial changed almost no move: the test checked nothing"
 
 
-def test_partial_is_off_by_default_and_named():
-    assert search_module.DEFAULT_TECHNIQUES & search_module.PARTIAL == 0
+def test_partial_is_on_by_default_and_named():
+    assert search_module.DEFAULT_TECHNIQUES & search_module.PARTIAL
     assert search_module.TECHNIQUES["partial"] == search_module.PARTIAL
     state = RULES.initial_state()
     assert run(state, nodes=5000, seed=2) == run(state, nodes=5000, seed=2,
-                                                  techniques=search_module.DEFAULT_TECHNIQUES)
+                                                  techniques=search_module.ALL_TECHNIQUES)
 
 
 def test_techniques_are_named_in_specs_and_unknown_ones_are_refused():

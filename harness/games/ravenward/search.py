@@ -503,7 +503,8 @@ PVS, LMR, QUIESCENCE, ASPIRATE, KEEP_PV, PARTIAL = 1, 2, 4, 8, 16, 32
 ALL_TECHNIQUES = PVS | LMR | QUIESCENCE | ASPIRATE | KEEP_PV | PARTIAL
 TECHNIQUES = {"pvs": PVS, "lmr": LMR, "quiescence": QUIESCENCE, "aspiration": ASPIRATE, "keep_pv": KEEP_PV,
               "partial": PARTIAL}
-DEFAULT_TECHNIQUES = PVS | LMR | QUIESCENCE | ASPIRATE | KEEP_PV  # what ``alphabeta`` (and ``strong``) uses
+# what ``alphabeta`` (and ``strong``) uses: every technique, each kept for a paired gain (docs/players.md)
+DEFAULT_TECHNIQUES = ALL_TECHNIQUES
 LMR_DEPTH = 3           # reduce late quiet moves only this far from the horizon or more
 LMR_AFTER = 3           # ... after this many moves of the node
 
