@@ -162,10 +162,6 @@ def check_kit(name: str, positions: int = 6, seed: int = 0) -> None:
     assert declared.eval_scale > 0, f"{name}: eval_scale must be positive"
     if declared.strong is not None:
         assert set(declared.strong) == {"depth", "nodes"}, f"{name}: strong takes depth and nodes"
-    for key, weight in declared.strong_weights.items():
-        feature = declared.features.get(key)
-        assert feature is not None, f"{name}: strong_weights names {key!r}, not a feature"
-        assert feature.low <= weight <= feature.high, f"{name}: strong's {key} is outside its range"
     search = declared.search
     assert search.GBOT, f"{name}: no G-Bot stand-in level"
     assert {"material", "default"} <= set(search.GBOT_EVALS), f"{name}: the ladder needs material and default"

@@ -1,7 +1,6 @@
 """The recommended strong player of each game: ``strong`` in a spec, resolved per game.
 
-``strong`` is alpha-beta at the game's strong weights (its kit's
-``strong_weights`` over the features' defaults) with no depth cap and
+``strong`` is alpha-beta at the game's default weights with no depth cap and
 a node budget of about one second per move on one core of the reference
 machine, so it is deterministic and replays exactly; ``strong:time=2`` is
 the same search stopped by the clock instead (live play, where the server has
@@ -59,7 +58,7 @@ def strong_spec(game: str, live: bool = False, time: float | None = None, nodes:
         settings["time"] = LIVE_SECONDS if time is None else time
     elif nodes is not None:
         settings["nodes"] = nodes
-    return AlphaBetaPlayer(settings, kit(parse_spec(game)[0]).strong_weights).spec
+    return AlphaBetaPlayer(settings).spec
 
 
 class StrongPlayer(Player):

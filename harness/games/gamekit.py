@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -85,9 +85,6 @@ class GameKit(Protocol):
             or None when the game is not read from observations.
         strong: the alpha-beta settings (``depth``, ``nodes``) the ``strong``
             player plays with, or None for a game without one.
-        strong_weights: the weights ``strong`` plays with where they differ
-            from the features' defaults (a tuning study's validated best; the
-            defaults stay what the ladder's ``eval=default`` rungs play).
         gameboard_slug: the game's slug on the Gameboard API, or None when
             the stateless loop does not serve it.
     """
@@ -97,7 +94,6 @@ class GameKit(Protocol):
     eval_scale: float
     board_shape: tuple[int, int] | None
     strong: dict[str, int] | None
-    strong_weights: dict[str, float]
     gameboard_slug: str | None
 
     def make_rules(self, **config: str) -> Any:
@@ -138,7 +134,6 @@ class Kit:
     search_module: str  # the module that satisfies ``GameSearch``
     material_of: Callable[[Any, Any, int], float]
     cells_of: Callable[[Any, Any], list[str]]
-    strong_weights: dict[str, float] = field(default_factory=dict)
 
     def make_rules(self, **config: str) -> Any:
         return self.rules(**config)

@@ -7,7 +7,6 @@ import pytest
 import players
 from harness.cli import main
 from harness.errors import SpecError
-from harness.games import kit, parse_spec
 from harness.games import load as load_game
 from players.base import Limits
 from players.strong import strong_settings, strong_spec
@@ -16,10 +15,8 @@ from players.strong import strong_settings, strong_spec
 @pytest.mark.parametrize("game", ["ravenward", "totality:easy", "xiangqi:black"])
 def test_strong_stands_for_uncapped_alphabeta_with_the_games_node_budget_or_a_time(game):
     settings = strong_settings(game)
-    weights = "".join(f",w.{name}={value}" for name, value in kit(parse_spec(game)[0]).strong_weights.items())
-    assert strong_spec(game) == players.load(f"alphabeta:depth={settings['depth']},nodes={settings['nodes']}"
-                                             f"{weights}").spec
-    assert strong_spec(game, live=True) == players.load(f"alphabeta:depth={settings['depth']},time=2{weights}").spec
+    assert strong_spec(game) == f"alphabeta:depth={settings['depth']},nodes={settings['nodes']}"
+    assert strong_spec(game, live=True) == f"alphabeta:depth={settings['depth']},time=2"
     assert strong_spec(game, nodes=500).endswith("nodes=500")
     assert players.load("strong:nodes=500").spec == "strong:nodes=500"
 
