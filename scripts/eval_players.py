@@ -325,12 +325,14 @@ def evaluate(rows: list[Row], matches: int, workers: int, results_file: Path | N
              **summarise(results[index])} for index, row in enumerate(rows) if results[index] or play]
 
 
-def verify(rows: list[Row], matches: int, results_file: Path, count: int, workers: int) -> list[str]:
+def verify(rows: list[Row], matches: int, results_file: Path, count: int, workers: int) -> tuple[int, list[str]]:
     """Replay ``count`` stored matches of these rows, spread over them; the keys of those that differ."""
     stored = load_results(results_file)
     covered = [(index, spec) for index, spec in match_specs(rows, matches) if spec.key in stored]
     step = max(1, len(covered) // max(1, count))
     chosen = covered[::step][:count]
+    if not chosen:
+        raise SystemExit(f"eval_players: --verify: {results_file} holds none of these rows' matches")
     fields = ("outcome", "reason", "score", "plies", "actions")
     with multiprocessing.get_context("fork").Pool(workers) as pool:
         replays = pool.map(_play, chosen, chunksize=1)
@@ -339,7 +341,7 @@ def verify(rows: list[Row], matches: int, results_file: Path, count: int, worker
         # A replayed row (--same-games) keeps the game's counters only, not the players' figures.
         return (any(getattr(played, name) != getattr(kept, name) for name in fields)
                 or {name: played.counters.get(name) for name in kept.counters} != kept.counters)
-    return [result.key for _, result in replays if differs(result, stored[result.key])]
+    return len(chosen), [result.key for _, result in replays if differs(result, stored[result.key])]
 
 
 def _play(item: tuple[Any, MatchSpec]) -> tuple[Any, MatchResult]:
@@ -454,12 +456,12 @@ def main() -> int:
     else:
         rows, extra = [row for game in games for row in rows_for(game)], []
     if args.verify:
-        differ = verify(rows + extra, args.matches, args.results, args.verify, args.workers)
+        checked, differ = verify(rows + extra, args.matches, args.results, args.verify, args.workers)
         if differ:
             print(f"eval_players: {len(differ)} stored matches replay differently (stale results?): "
                   + ", ".join(differ), file=sys.stderr)
             return 1
-        print(f"eval_players: {args.verify} stored matches replayed identically", file=sys.stderr)
+        print(f"eval_players: {checked} stored matches replayed identically", file=sys.stderr)
     summaries = evaluate(rows + extra, args.matches, args.workers, args.results, play=not args.stored,
                          same_games=same_games)
     if args.ladder:

@@ -72,11 +72,11 @@ def test_a_damaged_line_inside_the_file_is_an_error(script, rows, tmp_path):
 def test_verify_replays_stored_matches_and_names_a_stale_one(script, rows, tmp_path):
     path = tmp_path / "results.jsonl"
     script.evaluate(rows, 3, 1, path)
-    assert script.verify(rows, 3, path, 6, 1) == []
+    assert script.verify(rows, 3, path, 6, 1) == (6, [])
     stored = [json.loads(line) for line in path.read_text().splitlines()]
     stored[2]["score"] += 1  # as if a search change had altered this game
     path.write_text("".join(json.dumps(r) + "\n" for r in stored))
-    assert script.verify(rows, 3, path, 6, 1) == [stored[2]["key"]]
+    assert script.verify(rows, 3, path, 6, 1) == (6, [stored[2]["key"]])
 
 
 def test_stored_only_summarises_what_the_file_holds(script, rows, tmp_path):
@@ -109,7 +109,7 @@ def test_totality_easy_replays_the_wise_games_and_verify_plays_them_for_real(scr
         assert row["game"] == "totality:level=easy" and row["actions"] == base["actions"]
         assert row["score"] == (base["score"] * 6) // 10
     assert (easy["win"], easy["draw"], easy["loss"]) == (wise["win"], wise["draw"], wise["loss"])
-    assert script.verify(rows, 3, path, 6, 1) == []  # the easy games, played for real, are the same
+    assert script.verify(rows, 3, path, 6, 1) == (6, [])  # the easy games, played for real, are the same
 
 
 def test_a_replayed_row_alone_plays_its_base_match(script, tmp_path):
@@ -128,3 +128,29 @@ def test_rung_keeps_only_the_named_rungs_and_names_the_valid_ones(script):
     assert len(script.ladder_rows("ravenward", "greedy")) == len(rungs)
     with pytest.raises(ValueError, match="gbot:depth=9 is not a rung of ravenward's ladder; its rungs: gbot"):
         script.ladder_rows("ravenward", "greedy", ["gbot:depth=9"])
+
+
+def test_renamed_lines_replay_under_the_spec_they_now_name(script, tmp_path):
+    spec = importlib.util.spec_from_file_location("rename_player", ROOT / "scripts" / "rename_player.py")
+    rename_player = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(rename_player)
+    from players.strong import strong_spec
+    plain = strong_spec("ravenward", nodes=2000)  # the alpha-beta spec strong:nodes=2000 plays as
+    rows = [script.Row("strong vs random", "ravenward", "strong:nodes=2000", "random"),
+            script.Row("greedy vs random", "ravenward", "greedy", "random")]
+    source, target = tmp_path / "strong.jsonl", tmp_path / "plain.jsonl"
+    script.evaluate(rows, 2, 1, source)
+    assert rename_player.rename(source, target, "strong:nodes=2000", plain) == 2
+    renamed = [json.loads(line) for line in target.read_text().splitlines()]
+    assert sorted(r["player"] for r in renamed) == sorted([plain, plain, "greedy", "greedy"])
+    moved = [script.Row("plain vs random", "ravenward", plain, "random")]
+    assert script.verify(moved, 2, target, 2, 1) == (2, [])  # found under the new keys and replayed identically
+    (summary,) = script.evaluate(moved, 2, 1, target)
+    assert summary["matches"] == 2 and len(target.read_text().splitlines()) == 4  # found, not played again
+
+
+def test_verify_refuses_a_file_without_the_rows_matches(script, rows, tmp_path):
+    path = tmp_path / "results.jsonl"
+    script.evaluate(rows[:1], 1, 1, path)
+    with pytest.raises(SystemExit, match="holds none of these rows' matches"):
+        script.verify(rows[1:], 1, path, 2, 1)

@@ -106,8 +106,8 @@ def test_ctrl_c_marks_the_run_interrupted_and_resume_plays_only_the_missing_matc
         if len(seen) == 3:
             os.kill(os.getpid(), signal.SIGINT)
 
-    # Python's own Ctrl-C handler, as in a terminal: a library an earlier test loaded in this process
-    # (an in-process server, Ray's driver) may have left another one, and the press would go unseen
+    # Python's own Ctrl-C handler, as in a terminal: a suite started in the background by a shell
+    # (`nohup ... &`) inherits SIGINT ignored, and the press would go unseen
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         first = play(database, run_id, config, pool, on_result=press_ctrl_c_after_three)
