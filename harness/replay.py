@@ -8,10 +8,29 @@ players (DESIGN.md's layer table).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
+from harness.games import Action, Rules, State
 from harness.games import load as load_game
 from harness.results import MatchResult
+
+
+def replay_states(game: str, actions: Iterable[Action]) -> Iterator[tuple[Rules, State, Action | None, str]]:
+    """A recorded game's positions through the rules: ``(rules, state, action that led there, who played it)``.
+
+    The start comes first, with no action and ``""`` for the mover; then one
+    item per action, the mover ``"player"`` (the user's side) or ``"opponent"``.
+
+    Raises:
+        IllegalAction: a recorded action is not legal (the engine changed since).
+    """
+    rules = load_game(game)
+    state = rules.initial_state()
+    yield rules, state, None, ""
+    for action in actions:
+        who = "player" if rules.to_move(state) == rules.user_side else "opponent"
+        state = rules.apply(state, action)
+        yield rules, state, action, who
 
 
 def replay_lines(result: MatchResult) -> Iterator[str]:
@@ -20,11 +39,7 @@ def replay_lines(result: MatchResult) -> Iterator[str]:
     Raises:
         IllegalAction: a recorded action is not legal (the engine changed since).
     """
-    rules = load_game(result.game)
-    state = rules.initial_state()
-    yield rules.render(state)
-    for number, action in enumerate(result.actions, 1):
-        who = "player" if rules.to_move(state) == rules.user_side else "opponent"
-        state = rules.apply(state, action)
-        yield f"ply {number} ({who}): {json.dumps(action)}"
+    for number, (rules, state, action, who) in enumerate(replay_states(result.game, result.actions)):
+        if number:
+            yield f"ply {number} ({who}): {json.dumps(action)}"
         yield rules.render(state)

@@ -77,6 +77,7 @@ from rich.table import Table
 from harness.games import load as load_game
 from harness.match import MatchResult, MatchSpec, build_result, play_match
 from harness.ratings import mean_interval
+from harness.replay import replay_states
 from harness.testing import random_positions
 import players
 from players import search as searches
@@ -261,10 +262,7 @@ def replayed(spec: MatchSpec, base: MatchResult) -> MatchResult:
     other rules refuse raises ``IllegalAction``. ``--verify`` plays such rows
     for real, which is what shows the games are the same.
     """
-    rules = load_game(spec.game)
-    state = rules.initial_state()
-    for action in base.actions:
-        state = rules.apply(state, action)
+    *_, (rules, state, _, _) = replay_states(spec.game, base.actions)
     if not rules.is_terminal(state):
         raise SystemExit(f"eval_players: replaying {base.key} under {spec.game} does not finish the game")
     return build_result(rules, state, player=base.player, opponent=base.opponent, seed=spec.seed,

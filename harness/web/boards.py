@@ -13,7 +13,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from harness.games import Rules, load as load_game
+from harness.games import Rules
+from harness.replay import replay_states
 
 CELL = 40
 MARGIN = 24
@@ -159,11 +160,5 @@ def replay_frames(game: str, actions: list[dict[str, Any]]) -> list[dict[str, st
     Raises:
         IllegalAction: a recorded action is not legal (the engine changed since).
     """
-    rules = load_game(game)
-    state = rules.initial_state()
-    frames = [{"svg": board_svg(rules, state), "move": "start", "by": ""}]
-    for action in actions:
-        by = "player" if rules.to_move(state) == rules.user_side else "opponent"
-        state = rules.apply(state, action)
-        frames.append({"svg": board_svg(rules, state), "move": json.dumps(action), "by": by})
-    return frames
+    return [{"svg": board_svg(rules, state), "move": "start" if action is None else json.dumps(action), "by": by}
+            for rules, state, action, by in replay_states(game, actions)]
