@@ -4,7 +4,8 @@
 Usage: scripts/eval_players.py [--matches N] [--workers W] [--json | --markdown]
                                [--fairy [--fairy-nodes N,N] [--alphabeta-nodes N] [--no-gbot]]
                                [--ladder [--player SPEC] [--rung SPEC ...] [--fairy]]
-                               [--results FILE [--verify N] [--stored] [--same-games GAME=BASE]]
+                               [--results FILE [--verify N] [--stored] [--same-games GAME=BASE]
+                                               [--paired FILE=SPEC]]
                                [GAME ...]
 
 Rows per game (default: every game with a compiled search; Totality at both
@@ -56,6 +57,9 @@ still under way; each row shows how many matches it has).
 the stored wise matches under the easy rules (neither the players nor any
 rung reads Totality's level, so a seed plays the same game at both levels):
 half the games for both tables; ``--verify`` plays such rows for real.
+``--paired FILE=SPEC`` judges a candidate the way a change to a player is
+judged here: each row's stored matches beside SPEC's stored matches in FILE
+on the same seeds, with the paired score difference and its interval.
 """
 
 from __future__ import annotations
@@ -323,6 +327,57 @@ def evaluate(rows: list[Row], matches: int, workers: int, results_file: Path | N
              **summarise(results[index])} for index, row in enumerate(rows) if results[index] or play]
 
 
+def paired(rows: list[Row], matches: int, results_file: Path, baseline_file: Path, baseline: str) -> list[dict]:
+    """Each row's stored matches beside ``baseline``'s on the same game, opponent and seed (in ``baseline_file``).
+
+    How a change to a player is judged: the same seeds (the same openings)
+    played by both, and the mean of the per-seed score differences with its
+    95% interval. Rows without any pair are left out; a last row pools all
+    the pairs.
+    """
+    stored, kept = load_results(results_file), load_results(baseline_file)
+    baseline = players.load(baseline).spec
+    out, every = [], []
+
+    def side(results: list[MatchResult]) -> dict:
+        return {"mean": sum(r.score for r in results) / len(results),
+                **{key: sum(1 for r in results if r.outcome == key) for key in ("win", "draw", "loss")}}
+
+    for row in rows:
+        pairs = []
+        for seed in range(matches):
+            this = MatchSpec(row.game, row.player, row.opponent, seed, OPENING_PLIES).key
+            other = MatchSpec(row.game, baseline, row.opponent, seed, OPENING_PLIES).key
+            if this in stored and other in kept:
+                pairs.append((stored[this], kept[other]))
+        if not pairs:
+            continue
+        differences = [a.score - b.score for a, b in pairs]
+        every += pairs
+        out.append({"label": row.label, "opponent": row.opponent, "pairs": len(pairs),
+                    "this": side([a for a, _ in pairs]), "baseline": side([b for _, b in pairs]),
+                    "difference": list(mean_interval(differences))})
+    if len(out) > 1:
+        out.append({"label": "all rows", "opponent": "all rows", "pairs": len(every),
+                    "this": side([a for a, _ in every]), "baseline": side([b for _, b in every]),
+                    "difference": list(mean_interval([a.score - b.score for a, b in every]))})
+    return out
+
+
+def paired_markdown(rows: list[dict], player: str, baseline: str) -> str:
+    """The paired comparison in Markdown: W/D/L and mean of both, the difference with its interval."""
+    def wdl(side: dict) -> str:
+        return f"{side['win']}/{side['draw']}/{side['loss']}, {side['mean']:.1f}"
+    lines = [f"| against | pairs | `{baseline}` W/D/L, mean | `{player}` W/D/L, mean | paired difference [95% CI] |",
+             "|---|---|---|---|---|"]
+    for row in rows:
+        mean, low, high = row["difference"]
+        name = row["opponent"] if row["opponent"] == "all rows" else f"`{row['opponent']}`"
+        lines.append(f"| {name} | {row['pairs']} | {wdl(row['baseline'])} | {wdl(row['this'])} "
+                     f"| {mean:+.1f} [{low:.1f}, {high:.1f}] |")
+    return "\n".join(lines)
+
+
 def verify(rows: list[Row], matches: int, results_file: Path, count: int, workers: int) -> tuple[int, list[str]]:
     """Replay ``count`` stored matches of these rows, spread over them; the keys of those that differ."""
     stored = load_results(results_file)
@@ -419,14 +474,28 @@ def main() -> int:
                         help="with --results: replay N stored matches of these rows and fail if any differs")
     parser.add_argument("--stored", action="store_true",
                         help="with --results: play nothing, summarise the matches FILE holds (a run under way)")
+    parser.add_argument("--paired", metavar="FILE=SPEC",
+                        help="with --results: also compare each row, seed by seed, with SPEC's stored matches "
+                             "in FILE (the player a candidate would replace): W/D/L, means and the paired "
+                             "score difference with its 95%% interval")
     parser.add_argument("--same-games", action="append", default=[], metavar="GAME=BASE",
                         help="with --results: GAME's rows replay the stored matches of BASE instead of playing "
                              "(games that differ only in scoring: totality:easy=totality)")
     args = parser.parse_args()
     if args.rung and not args.ladder:
         parser.error("--rung needs --ladder")
-    if (args.verify or args.stored or args.same_games) and not args.results:
-        parser.error("--verify, --stored and --same-games need --results FILE")
+    if (args.verify or args.stored or args.same_games or args.paired) and not args.results:
+        parser.error("--verify, --stored, --same-games and --paired need --results FILE")
+    baseline = None
+    if args.paired:
+        baseline_file, _, baseline_player = args.paired.partition("=")
+        if not baseline_player or not Path(baseline_file).is_file():
+            parser.error(f"--paired {args.paired}: give FILE=SPEC, an existing results file and the player "
+                         "whose stored matches to compare with")
+        try:
+            baseline = (Path(baseline_file), players.load(baseline_player).spec)
+        except ValueError as error:
+            parser.error(f"--paired {args.paired}: {error}")
     same_games = {}
     for item in args.same_games:
         game, _, base = item.partition("=")
@@ -467,8 +536,10 @@ def main() -> int:
         rungs = [s for s in summaries if s["label"] not in beside_labels]
         beside = [s for s in summaries if s["label"] in beside_labels]
         totals = ladder_totals(rungs)
+        pairs = paired(rows + extra, args.matches, args.results, *baseline) if baseline else None
         if args.json:
-            print(json.dumps({"matches": args.matches, "rows": rungs, "ladder": totals, "references": beside}))
+            print(json.dumps({"matches": args.matches, "rows": rungs, "ladder": totals, "references": beside,
+                              **({"paired": pairs} if baseline else {})}))
         else:
             print(markdown(rungs, [], args.budget, opponent_time=True))
             print()
@@ -476,15 +547,24 @@ def main() -> int:
             if beside:
                 print()
                 print(markdown(beside, [], args.budget, opponent_time=True))
+            if baseline:
+                print()
+                print(paired_markdown(pairs, players.load(args.player).spec, baseline[1]))
         return 0
     depths = [] if args.fairy or args.stored else [depth_under(game, args.budget)
                                                    for game in dict.fromkeys(load_game(g).name for g in games)]
+    pairs = paired(rows + extra, args.matches, args.results, *baseline) if baseline else None
     if args.json:
-        print(json.dumps({"matches": args.matches, "rows": summaries, "limits": depths}))
-    elif args.markdown:
+        print(json.dumps({"matches": args.matches, "rows": summaries, "limits": depths,
+                          **({"paired": pairs} if baseline else {})}))
+        return 0
+    if args.markdown:
         print(markdown(summaries, depths, args.budget, opponent_time=args.fairy))
     else:
         render(summaries, depths, args.matches, args.budget)
+    if baseline:
+        print()
+        print(paired_markdown(pairs, "the rows' player", baseline[1]))
     return 0
 
 

@@ -154,3 +154,23 @@ def test_verify_refuses_a_file_without_the_rows_matches(script, rows, tmp_path):
     script.evaluate(rows[:1], 1, 1, path)
     with pytest.raises(SystemExit, match="holds none of these rows' matches"):
         script.verify(rows[1:], 1, path, 2, 1)
+
+
+def test_paired_compares_each_row_seed_by_seed_with_a_stored_baseline(script, tmp_path):
+    candidate = [script.Row("greedy vs random", "totality", "greedy", "random"),
+                 script.Row("greedy vs gbot", "totality", "greedy", "gbot:depth=1")]
+    baseline = [script.Row("random vs random", "totality", "random", "random"),
+                script.Row("random vs gbot", "totality", "random", "gbot:depth=1")]
+    mine, theirs = tmp_path / "mine.jsonl", tmp_path / "theirs.jsonl"
+    script.evaluate(candidate, 3, 1, mine)
+    script.evaluate(baseline[:1], 2, 1, theirs)  # the second row has no baseline; the first only 2 seeds
+    (row,) = script.paired(candidate, 3, mine, theirs, "random")
+    scores = {(r["player"], r["seed"]): r["score"] for path in (mine, theirs)
+              for r in map(json.loads, path.read_text().splitlines()) if r["opponent"] == "random"}
+    expected = [scores["greedy", seed] - scores["random", seed] for seed in (0, 1)]
+    assert row["pairs"] == 2 and row["difference"][0] == pytest.approx(sum(expected) / 2)
+    assert row["baseline"]["mean"] == pytest.approx((scores["random", 0] + scores["random", 1]) / 2)
+    script.evaluate(baseline, 3, 1, theirs)
+    rows = script.paired(candidate, 3, mine, theirs, "random")
+    assert [r["pairs"] for r in rows] == [3, 3, 6] and rows[-1]["label"] == "all rows"
+    assert "| all rows | 6 |" in script.paired_markdown(rows, "greedy", "random")
