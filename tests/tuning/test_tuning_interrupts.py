@@ -33,6 +33,12 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 STOPS = [("SIGINT", 1), ("SIGKILL", 1), ("SIGTERM", 1), ("SIGKILL", 1), ("SIGINT", 2)]  # (signal, workers)
 
 
+def default_ctrl_c() -> None:
+    """In the child, before Python starts: SIGINT as in a terminal. A suite started in the background by a
+    shell (``nohup ... &``) has SIGINT ignored, which children inherit, and Python then keeps ignoring it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def tune_command(study: pathlib.Path, url: str, workers: int, *extra: str) -> list[str]:
     return [sys.executable, "-m", "harness.cli", "tune", str(study), "--db", url, "--workers", str(workers),
             "--stale-after", "2", *extra]
@@ -76,7 +82,8 @@ def test_a_study_stopped_at_random_points_and_resumed_records_every_game_once(tm
     interrupted = 0
     for name, workers in STOPS:
         process = subprocess.Popen(tune_command(study, url, workers), cwd=tmp_path, env=env,
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                   preexec_fn=default_ctrl_c)
         err = stop_mid_study(process, getattr(signal, name), rng.uniform(0.0, 0.8))
         interrupted += process.returncode in (130, -signal.SIGKILL)
         if name != "SIGKILL" and process.returncode == 130:
@@ -142,7 +149,8 @@ def test_two_drivers_on_postgresql_killed_and_resumed_record_every_game_once(tmp
         killed = 0
         for _ in range(2):
             drivers = [subprocess.Popen(tune_command(study, url, 1), cwd=tmp_path, env=env, stdout=subprocess.PIPE,
-                                        stderr=subprocess.PIPE, text=True) for _ in range(2)]
+                                        stderr=subprocess.PIPE, text=True, preexec_fn=default_ctrl_c)
+                       for _ in range(2)]
             time.sleep(rng.uniform(2.0, 5.0))
             drivers[0].send_signal(signal.SIGKILL)
             time.sleep(rng.uniform(0.5, 2.0))
