@@ -338,11 +338,6 @@ def paired(rows: list[Row], matches: int, results_file: Path, baseline_file: Pat
     stored, kept = load_results(results_file), load_results(baseline_file)
     baseline = players.load(baseline).spec
     out, every = [], []
-
-    def side(results: list[MatchResult]) -> dict:
-        return {"mean": sum(r.score for r in results) / len(results),
-                **{key: sum(1 for r in results if r.outcome == key) for key in ("win", "draw", "loss")}}
-
     for row in rows:
         pairs = []
         for seed in range(matches):
@@ -355,11 +350,11 @@ def paired(rows: list[Row], matches: int, results_file: Path, baseline_file: Pat
         differences = [a.score - b.score for a, b in pairs]
         every += pairs
         out.append({"label": row.label, "opponent": row.opponent, "pairs": len(pairs),
-                    "this": side([a for a, _ in pairs]), "baseline": side([b for _, b in pairs]),
+                    "this": summarise([a for a, _ in pairs]), "baseline": summarise([b for _, b in pairs]),
                     "difference": list(mean_interval(differences))})
     if len(out) > 1:
         out.append({"label": "all rows", "opponent": "all rows", "pairs": len(every),
-                    "this": side([a for a, _ in every]), "baseline": side([b for _, b in every]),
+                    "this": summarise([a for a, _ in every]), "baseline": summarise([b for _, b in every]),
                     "difference": list(mean_interval([a.score - b.score for a, b in every]))})
     return out
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 import time
 
 import numpy as np
@@ -12,7 +11,7 @@ import players
 from harness import cli
 from harness.games import load
 from harness.games.ravenward import make_state, to_array
-from harness.testing import check_player
+from harness.testing import check_player, random_positions
 from players.features import features, weight_vector
 from harness.games.ravenward.features import FEATURES, material
 from harness.games.ravenward import search as search_module
@@ -152,16 +151,8 @@ def test_node_counts_of_fixed_searches_are_golden():
 def test_partial_plays_a_move_the_stopped_iteration_proved_better_and_nothing_else():
     # Where ``partial`` changes the move of a node-limited search, the new move is worth more than the old
     # one at the depth the budget stopped in, each searched there on its own to the end; it is deterministic.
-    rng = random.Random(7)
     changed = 0
-    for _ in range(40):
-        state = RULES.initial_state()
-        for _ in range(rng.randrange(0, 20)):
-            if RULES.is_terminal(state):
-                break
-            state = RULES.apply(state, rng.choice(RULES.legal_actions(state)))
-        if RULES.is_terminal(state):
-            continue
+    for state in random_positions(RULES, 40, seed=7, step=1):
         plain = run(state, nodes=20000, seed=1, techniques=search_module.ALL_TECHNIQUES & ~search_module.PARTIAL)
         partial = run(state, nodes=20000, seed=1, techniques=search_module.ALL_TECHNIQUES)
         assert partial == run(state, nodes=20000, seed=1, techniques=search_module.ALL_TECHNIQUES)
@@ -209,16 +200,8 @@ def test_a_deadline_search_returns_a_legal_move_in_time():
 
 
 def test_search_returns_only_legal_moves_on_seeded_random_positions():
-    rng = random.Random(4)
-    for _ in range(25):
-        state = RULES.initial_state()
-        for _ in range(rng.randrange(0, 40)):
-            if RULES.is_terminal(state):
-                break
-            state = RULES.apply(state, rng.choice(RULES.legal_actions(state)))
-        if RULES.is_terminal(state):
-            continue
-        assert run(state, depth=2, seed=rng.randrange(100)).action in RULES.legal_actions(state)
+    for seed, state in enumerate(random_positions(RULES, 25, seed=4, step=2)):
+        assert run(state, depth=2, seed=seed).action in RULES.legal_actions(state)
 
 
 def test_rollout_plays_to_the_end_and_reports_the_users_result_and_score():
