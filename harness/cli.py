@@ -3,7 +3,8 @@
 Exit codes (docs/errors.md): 0 done; 1 the work could not be done (the
 database, the cluster, a live server, the operating system, or an unexpected
 error); 2 bad input (``click.UsageError``/``click.BadParameter`` or the
-library's ``InvalidInput``), found before any work; 130 interrupted (Ctrl-C).
+library's ``InvalidInput``), found before any work; 130 interrupted (Ctrl-C, or
+SIGTERM, which ``main`` takes as Ctrl-C: ``harness.interrupts``).
 Every error is one line on stderr, passwords masked; the full traceback of
 an error with exit code 1 only with ``harness --debug`` or ``HARNESS_DEBUG=1``.
 """
@@ -13,11 +14,8 @@ from __future__ import annotations
 import logging
 import os
 import re
-import signal
 import sys
 import traceback
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any, NoReturn
 
 import click
@@ -27,6 +25,7 @@ from harness.cli_options import (address_option, allow_engines_option, db_option
                                  workers_option)
 from harness.console import output_console
 from harness.errors import HarnessError, InvalidInput
+from harness.interrupts import stop_on_signals
 
 DEBUG_ENV = "HARNESS_DEBUG"
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -538,24 +537,23 @@ def tune(study: str, trials: int | None, workers: int | None, address: str | Non
     console = output_console()
     view = None
     try:
-        with _sigterm_as_interrupt():  # from the start: a Ctrl-C while the imports run still says how to resume
-            from rich.console import Console
+        from rich.console import Console
 
-            from harness import tuning, tuning_view
-            from harness.db import database_exists, mask_url
-            view = tuning_view.TuneView(Console(stderr=True))
-            if validate_only:
-                if not database_exists(tuning.database_url(db_url)):  # checked before anything opens (and creates) it
-                    raise click.UsageError(f"no results database at {mask_url(tuning.database_url(db_url))}; "
-                                           "give --db URL where the study was tuned (harness studies lists them)")
-                validation = tuning.validate(study, db_url=db_url, workers=workers, address=address, on_event=view,
-                                             allow_engines=allow_engines)
-                view.close()
-                console.print(tuning_view.validation_table(validation))
-                return 0
-            summary = tuning.tune(tuning.load_study_file(study), trials=trials, workers=workers, address=address,
-                                  db_url=db_url, grace_period=stale_after, on_event=view,
-                                  allow_engines=allow_engines)
+        from harness import tuning, tuning_view
+        from harness.db import database_exists, mask_url
+        view = tuning_view.TuneView(Console(stderr=True))
+        if validate_only:
+            if not database_exists(tuning.database_url(db_url)):  # checked before anything opens (and creates) it
+                raise click.UsageError(f"no results database at {mask_url(tuning.database_url(db_url))}; "
+                                       "give --db URL where the study was tuned (harness studies lists them)")
+            validation = tuning.validate(study, db_url=db_url, workers=workers, address=address, on_event=view,
+                                         allow_engines=allow_engines)
+            view.close()
+            console.print(tuning_view.validation_table(validation))
+            return 0
+        summary = tuning.tune(tuning.load_study_file(study), trials=trials, workers=workers, address=address,
+                              db_url=db_url, grace_period=stale_after, on_event=view,
+                              allow_engines=allow_engines)
     except KeyboardInterrupt:
         if view is not None:
             view.close()
@@ -587,22 +585,6 @@ def resume_command(study: str, options: dict[str, Any]) -> str:
         if value is not None and value is not False:
             words += [flag] if value is True else [flag, str(value)]
     return shlex.join(words)
-
-
-@contextmanager
-def _sigterm_as_interrupt() -> Iterator[None]:
-    """SIGTERM (a scheduler, ``kill``) stops the command as Ctrl-C does: cleanly, resumable."""
-    def interrupt(signum: int, frame: Any) -> None:
-        raise KeyboardInterrupt
-    try:
-        previous = signal.signal(signal.SIGTERM, interrupt)
-    except ValueError:  # not the main thread (a test calling main() from a thread): leave it
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 @cli.command()
@@ -904,7 +886,8 @@ def main(argv: list[str] | None = None) -> int:
     """
     args = sys.argv[1:] if argv is None else list(argv)
     try:
-        result = cli.main(args=args, prog_name="harness", standalone_mode=False)
+        with stop_on_signals():  # SIGTERM as Ctrl-C, and neither lost inside a long command
+            result = cli.main(args=args, prog_name="harness", standalone_mode=False)
     except (click.exceptions.Abort, KeyboardInterrupt):
         click.echo("harness: interrupted", err=True)
         return EXIT_INTERRUPTED

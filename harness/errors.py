@@ -16,7 +16,7 @@ fails on a new one. A builtin raised and caught inside the same function is
 control flow, not an error, and stays allowed; so do ``NotImplementedError``
 (an abstract method), ``AssertionError`` (a contract suite's finding),
 ``AttributeError`` from a module's ``__getattr__`` and ``KeyboardInterrupt``
-(SIGTERM stopping a command like Ctrl-C). The Rules protocol's ``apply``
+(SIGTERM stopping a command like Ctrl-C, ``harness.interrupts``). The Rules protocol's ``apply``
 raising ``ValueError`` for an illegal action is kept by ``IllegalAction``,
 which is one. docs/errors.md documents the tree for users.
 

@@ -25,7 +25,7 @@ BUILTIN_ERRORS = {name: value for name, value in vars(builtins).items()
 ALLOWED = {
     "NotImplementedError": "an abstract method that a subclass must implement",
     "AssertionError": "a contract suite's finding (harness.testing) or an unreachable line",
-    "KeyboardInterrupt": "SIGTERM stops a command exactly as Ctrl-C does (harness.cli)",
+    "KeyboardInterrupt": "SIGTERM stops a command exactly as Ctrl-C does (harness.interrupts)",
     "StopIteration": "the iterator protocol",
 }
 # (function name, builtin) -> why: a builtin that a Python protocol asks that function to raise

@@ -19,6 +19,7 @@ from typing import Any
 from harness.cluster.batching import DurationMeter, MatchQueue, PoolStats, TaggedRuns
 from harness.cluster.work import Mailbox, MatchWorker, TokenBucket
 from harness.errors import InvalidInput
+from harness.interrupts import check as check_interrupted
 from harness.cluster.protocol import MatchPool
 from harness.match import MatchResult, MatchSpec
 
@@ -102,6 +103,7 @@ class InProcessPool(TaggedRuns):
     def as_completed(self) -> Iterator[tuple[Hashable, MatchResult]]:
         self.start()
         while True:
+            check_interrupted()  # a Ctrl-C that Python dropped (see harness.interrupts)
             while self._ready:
                 yield self._ready.popleft()
             if not len(self._queue):
@@ -114,6 +116,7 @@ class InProcessPool(TaggedRuns):
 
     def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[Any]:
         for item in items:
+            check_interrupted()
             yield self._worker.call(fn, item)
 
     def rate_limiter(self, rate_per_s: float, burst: int = 1) -> LocalRateLimiter:

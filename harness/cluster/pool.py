@@ -48,6 +48,7 @@ from harness.cluster.batching import DurationMeter, MatchQueue, PoolStats, Tagge
 from harness.cluster.session import check_address, cluster_cpus, connect, one_line
 from harness.cluster.workers import Channel, RateLimiter, RemoteBucket, RemoteMailbox, RemoteWorker
 from harness.errors import ClusterError, HarnessError, InvalidInput
+from harness.interrupts import check as check_interrupted
 from harness.games import added as added_games
 from harness.match import MatchResult, MatchSpec
 
@@ -266,6 +267,7 @@ class Pool(TaggedRuns):
         """
         self.start()
         while True:
+            check_interrupted()  # a Ctrl-C that Python dropped (see harness.interrupts)
             while self._ready:
                 yield self._ready.popleft()
             unit = self._next_finished(self._plays, self._next_batch, lambda: len(self._queue) > 0)
@@ -290,6 +292,7 @@ class Pool(TaggedRuns):
         flight = _Flight()  # this call's own: an abandoned map leaves nothing for the next one
         try:
             while True:
+                check_interrupted()
                 unit = self._next_finished(flight, lambda: todo.popleft() if todo else None, lambda: bool(todo))
                 if unit is None:
                     return

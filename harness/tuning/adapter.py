@@ -20,6 +20,7 @@ import time
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 import optuna
@@ -37,6 +38,7 @@ FINISHED_STATES = ("complete", "pruned")
 _STATE = {TrialState.COMPLETE: "complete", TrialState.PRUNED: "pruned", TrialState.FAIL: "fail",
           TrialState.RUNNING: "running", TrialState.WAITING: "waiting"}
 _T = TypeVar("_T")
+BEATING = "beating"  # a trial's user attribute: its first heartbeat is recorded
 
 
 class TrialTaken(HarnessError):
@@ -155,9 +157,14 @@ class Study:
     # -- the trial lifecycle
 
     def ask(self) -> Trial:
-        """A new trial (an enqueued one first), its heartbeat recorded at once."""
+        """A new trial (an enqueued one first), its heartbeat recorded at once, then marked as beating.
+
+        The mark comes after the first heartbeat, so a running trial without
+        it is one whose driver died in between (see ``fail_stale``).
+        """
         trial = Trial(self, self._call(self._study.ask))
         self.beat([trial.storage_id])
+        trial.set_attr(BEATING, True)
         return trial
 
     def tell_complete(self, trial: Trial, value: float) -> None:
@@ -182,10 +189,14 @@ class Study:
         Raises:
             TrialTaken: someone else finished it already.
         """
-        self._call(lambda: self._study.tell(trial._trial, state=TrialState.FAIL))
+        self._fail_and_retry(trial.number)
+
+    def _fail_and_retry(self, number: int) -> None:
+        self._call(lambda: self._study.tell(number, state=TrialState.FAIL))
         callback = self._storage.get_heartbeat_stale_trial_callback()
         if callback is not None:
-            self._call(lambda: callback(self._study, self._storage.get_trial(trial.storage_id)))
+            storage_id = self._trial_id(number)
+            self._call(lambda: callback(self._study, self._storage.get_trial(storage_id)))
 
     def retry_history(self, trial: Trial) -> list[int]:
         """The numbers of the failed trials this one retries, oldest first."""
@@ -205,8 +216,25 @@ class Study:
             self._call(lambda: self._storage.record_heartbeat(storage_id))
 
     def fail_stale(self) -> None:
-        """Fail the running trials whose heartbeat is older than the grace period, and retry them."""
+        """Fail the running trials whose heartbeat is older than the grace period, and retry them.
+
+        Also the running trials that never beat and started more than the
+        grace period ago: a driver killed between Optuna's ``ask`` and its
+        first heartbeat leaves one, which Optuna's own check skips (it only
+        looks at trials with a heartbeat), and every driver would wait for
+        it forever once the rest of the budget is taken.
+        """
         self._call(lambda: fail_stale_trials(self._study))
+        grace = self._storage.grace_period or 2 * self.heartbeat_interval  # as Optuna's own check
+        cutoff = datetime.now() - timedelta(seconds=grace)
+        running = self._call(lambda: self._study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)))
+        for frozen in running:
+            if BEATING in frozen.user_attrs or frozen.datetime_start is None or frozen.datetime_start > cutoff:
+                continue
+            try:
+                self._fail_and_retry(frozen.number)
+            except TrialTaken:  # another driver failed it first, or its own driver finished it
+                continue
 
     # -- reading
 

@@ -40,6 +40,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from harness.errors import ClusterError, HarnessError, InvalidInput
+from harness.interrupts import check as check_interrupted
 from harness.match import MatchResult, match_key
 from harness.tuning.adapter import Study, Trial, TrialTaken, open_study
 from harness.tuning.events import OnEvent, PoolResized, TrialEnded, TuningProgress, ignore
@@ -392,6 +393,7 @@ class Driver:
         with self.heartbeat:
             try:
                 while True:
+                    check_interrupted()  # a Ctrl-C that Python dropped (see harness.interrupts)
                     self.fill()
                     self.progress(force=True)
                     if self.active:

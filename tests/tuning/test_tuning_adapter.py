@@ -149,6 +149,20 @@ def test_the_heartbeat_thread_keeps_a_trial_alive_through_a_batch_longer_than_th
     assert other_driver.counts()["waiting"] == 1
 
 
+def test_a_trial_whose_driver_died_before_its_first_heartbeat_is_failed_and_retried(url, config) -> None:
+    """Optuna's stale check skips a running trial with no heartbeat: the adapter's does not, after the grace."""
+    study = adapter.open_study(config, url, grace_period=1)
+    study._study.ask()  # Optuna's ask, as a driver killed before its first beat left it: no heartbeat
+    live = study.ask()  # beating, but its driver stopped beating it: Optuna's own check fails it too
+    study.fail_stale()
+    assert study.counts()["running"] == 2, "failed before the grace period had passed"
+    time.sleep(2.5)
+    study.fail_stale()
+    assert study.numbers("fail") == [0, live.number] and study.counts()["waiting"] == 2
+    study.fail_stale()  # failed once: nothing more to do
+    assert study.numbers("fail") == [0, live.number] and study.counts()["waiting"] == 2
+
+
 def test_validation_means_of_bounded_values_stay_inside_the_bounds():
     from harness.tuning.objectives import value_bounds
     from harness.tuning.validation import _interval

@@ -30,13 +30,37 @@ from harness.tuning import study_trials
 from tests.tuning_studies import GAME, tiny_study
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
+TRIAL_DONE = re.compile(r"trial \d+ (?:complete|pruned)")
 STOPS = [("SIGINT", 1), ("SIGKILL", 1), ("SIGTERM", 1), ("SIGKILL", 1), ("SIGINT", 2)]  # (signal, workers)
 
 
 def default_ctrl_c() -> None:
-    """In the child, before Python starts: SIGINT as in a terminal. A suite started in the background by a
-    shell (``nohup ... &``) has SIGINT ignored, which children inherit, and Python then keeps ignoring it."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    """In the child, before Python starts: SIGINT and SIGTERM as in a terminal. A suite started in the
+    background by a shell (``nohup ... &``) has SIGINT ignored, and a runner may start it with signals
+    blocked; children inherit both, and the signal would then go unseen."""
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
+
+
+def signal_state() -> str:
+    """This process's blocked and ignored signal masks, for a failure message."""
+    status = pathlib.Path("/proc/self/status")
+    lines = status.read_text().splitlines() if status.exists() else []
+    return " ".join(line for line in lines if line.startswith(("SigBlk", "SigIgn")))
+
+
+def run_to_the_end(command: list[str], cwd: pathlib.Path, env: dict[str, str]) -> subprocess.CompletedProcess:
+    """Run ``command``; on a timeout, fail with what it had printed rather than a bare TimeoutExpired."""
+    process = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, preexec_fn=default_ctrl_c)
+    try:
+        out, err = process.communicate(timeout=300)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        out, err = process.communicate()
+        pytest.fail(f"{' '.join(command[2:5])} did not end in 300 s; it printed:\n{err[-3000:]}")
+    return subprocess.CompletedProcess(command, process.returncode, out, err)
 
 
 def tune_command(study: pathlib.Path, url: str, workers: int, *extra: str) -> list[str]:
@@ -57,7 +81,7 @@ def stop_mid_study(process: subprocess.Popen, sig: int, delay: float) -> str:
     def read() -> None:
         for line in process.stderr:
             lines.append(line)
-            if re.search(r"trial \d+ (complete|pruned)", line):
+            if TRIAL_DONE.search(line):
                 trial_done.set()
         trial_done.set()
 
@@ -80,20 +104,24 @@ def test_a_study_stopped_at_random_points_and_resumed_records_every_game_once(tm
     url = f"sqlite:///{tmp_path / 'harness.db'}"
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     interrupted = 0
+    codes: list[str] = []
     for name, workers in STOPS:
         process = subprocess.Popen(tune_command(study, url, workers), cwd=tmp_path, env=env,
                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                                    preexec_fn=default_ctrl_c)
         err = stop_mid_study(process, getattr(signal, name), rng.uniform(0.0, 0.8))
-        interrupted += process.returncode in (130, -signal.SIGKILL)
+        # -SIGINT after the resume line: stopped cleanly, and the interpreter's exit then re-raised the signal
+        interrupted += process.returncode in (130, -signal.SIGKILL) or "resume with" in err
+        trials = len(TRIAL_DONE.findall(err))
+        codes.append(f"{name}: exit {process.returncode} after {trials} trials; it ended {err[-300:]!r}")
         if name != "SIGKILL" and process.returncode == 130:
             assert "resume with: harness tune" in err and "Traceback" not in err, err[-2000:]
         else:
             # 0: it ended first; -SIGINT/-SIGTERM: it had ended and Python was finishing
             assert process.returncode in (0, 130, -signal.SIGINT, -signal.SIGTERM, -signal.SIGKILL), err[-2000:]
-    assert interrupted >= 3, "the study ended before most signals: the test checked nothing"
-    finished = subprocess.run(tune_command(study, url, 1, "--json"), cwd=tmp_path, env=env,
-                              capture_output=True, text=True, timeout=300)
+    assert interrupted >= 3, ("the study ended before most signals: the test checked nothing\n"
+                              + "\n".join(codes) + f"\n{signal_state()}")
+    finished = run_to_the_end(tune_command(study, url, 1, "--json"), tmp_path, env)
     assert finished.returncode == 0, finished.stderr[-2000:]
     summary = json.loads(finished.stdout.strip().splitlines()[-1])
     assert summary["format"] == "harness.tune/1" and summary["study"] == "stop"
@@ -161,8 +189,7 @@ def test_two_drivers_on_postgresql_killed_and_resumed_record_every_game_once(tmp
                 assert "Traceback" not in err, err[-2000:]
             killed += drivers[0].returncode == -signal.SIGKILL
         assert killed == 2, "a driver finished before it was killed: the test checked nothing"
-        finished = subprocess.run(tune_command(study, url, 1, "--json"), cwd=tmp_path, env=env,
-                                  capture_output=True, text=True, timeout=300)
+        finished = run_to_the_end(tune_command(study, url, 1, "--json"), tmp_path, env)
         assert finished.returncode == 0, finished.stderr[-2000:]
         check_every_game_once(url, tmp_path, env, "pair")
     finally:

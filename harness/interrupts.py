@@ -1,0 +1,69 @@
+"""Ctrl-C and SIGTERM that a long command never loses.
+
+Python runs a signal handler in whatever frame is current. When that frame
+is a weakref callback or a ``__del__`` (an import's clean-up, the garbage
+collector), the ``KeyboardInterrupt`` the handler raises is printed as
+"Exception ignored" and dropped, and a study or tournament runs on to its end
+as if the key had never been pressed (seen: a Ctrl-C landing while SciPy
+imported for the pruner). So the handler installed here also records the
+request, and the loops that wait for results call ``check()``: a stop that
+was swallowed is raised again at the next result. The dropped exception is
+not printed either (a traceback on a clean stop would look like a crash).
+
+SIGTERM (a scheduler, ``kill``) is taken as Ctrl-C: cleanly, resumable.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+_requested = threading.Event()
+
+
+def _stop(signum: int, frame: Any) -> None:
+    _requested.set()
+    raise KeyboardInterrupt
+
+
+@contextmanager
+def stop_on_signals() -> Iterator[None]:
+    """Within: SIGINT and SIGTERM raise ``KeyboardInterrupt`` and are remembered until the block ends.
+
+    Outside the main thread (a test calling the CLI from a thread) signals
+    cannot be handled there, and the block leaves them as they are.
+    """
+    _requested.clear()
+    try:
+        previous = {sig: signal.signal(sig, _stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+    except ValueError:  # not the main thread
+        yield
+        return
+    hook = sys.unraisablehook
+
+    def unraisable(args: Any) -> None:
+        if not (isinstance(args.exc_value, KeyboardInterrupt) and _requested.is_set()):
+            hook(args)  # recorded stops are raised again by check(); anything else as before
+
+    sys.unraisablehook = unraisable
+    try:
+        yield
+    finally:
+        sys.unraisablehook = hook
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        _requested.clear()
+
+
+def check() -> None:
+    """Raise ``KeyboardInterrupt`` when a stop was asked for inside ``stop_on_signals``.
+
+    Called where a loop waits for work; harmless anywhere else (nothing was
+    asked for, nothing is raised).
+    """
+    if _requested.is_set():
+        raise KeyboardInterrupt
