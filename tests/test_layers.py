@@ -32,9 +32,9 @@ OWNERS = {
 # (``harness`` alone means the package's ``__init__``: ``__version__``); it may import
 # modules of its own row and of every row below, never above.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("foundation: errors, plain values, statistics, files, terminal",
+    ("foundation: errors, plain values, statistics, files, terminal, stop requests",
      ("harness", "harness.errors", "harness.results", "harness.ratings", "harness.sprt", "harness.files",
-      "harness.console", "harness.trust", "harness.spec_forms")),
+      "harness.console", "harness.trust", "harness.spec_forms", "harness.interrupts")),
     ("games: rules engines, their registry and spec parsing, replay of a recorded match",
      ("harness.games", "harness.replay")),
     ("db: SQLAlchemy, migrations, leaderboards over stored results",

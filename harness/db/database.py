@@ -174,9 +174,16 @@ def foreign_database_error(error: BaseException, url: str | URL | None = None) -
                 parsed = None if url is None else make_url(url)
             except (ArgumentError, ValueError, TypeError):
                 parsed = None
+            if parsed is not None and not database_exists(parsed):
+                return _moved(mask_url(parsed))  # SQLite itself says only "disk I/O error"
             return database_error(parsed, current)
         current = current.__cause__ or current.__context__
     return None
+
+
+def _moved(masked_url: str) -> DatabaseError:
+    return DatabaseError(f"database {masked_url}: the file was moved or deleted while in use; "
+                         "put it back (or give another --db)")
 
 
 def now() -> datetime:
@@ -257,8 +264,7 @@ class Database:
         except OSError:
             if self._file_identity is None:
                 return  # a new database: SQLite creates the file
-            raise DatabaseError(f"database {self.masked_url}: the file was moved or deleted while in use; "
-                                "put it back (or give another --db)") from None
+            raise _moved(self.masked_url) from None
         identity = (status.st_dev, status.st_ino)
         if self._file_identity is None:
             self._file_identity = identity

@@ -9,7 +9,8 @@ attributes: the storage is the one this module creates, and a trial's
 storage id comes from the storage's own lookup by study and number.
 
 Storage errors (a read-only or full database, a lost server) come out of
-Optuna as SQLAlchemy errors; they are translated once, here, into
+Optuna as SQLAlchemy errors; they are translated once, here, by the results
+database's own translation (the storage is that database), into a
 ``DatabaseError`` with the URL's password masked.
 """
 
@@ -75,10 +76,13 @@ def _translating(url: str) -> Callable[[Callable[[], _T]], _T]:
 
 
 def _storage_error(url: str, error: Exception) -> DatabaseError:
-    from harness.db import mask_url
-    original = getattr(error, "orig", None) or error
-    text = " ".join(str(original).split())[:300] or type(original).__name__
-    return DatabaseError(f"study storage {mask_url(url)}: {text}")
+    """The storage is the results database: its errors read as the results database's own do."""
+    from harness.db import foreign_database_error, mask_url
+    translated = foreign_database_error(error, url)
+    if translated is not None:
+        return translated
+    text = " ".join(str(error).split())[:300] or type(error).__name__
+    return DatabaseError(f"database {mask_url(url)}: {text}")
 
 
 class Trial:

@@ -126,7 +126,14 @@ def test_a_read_only_storage_is_a_database_error_naming_it(url, config, tmp_path
     adapter.open_study(config, url)
     read_only = f"sqlite:///file:{tmp_path / 'harness.db'}?mode=ro&uri=true"
     study = adapter.load_study("unit", read_only)
-    with pytest.raises(DatabaseError, match="study storage sqlite.*readonly"):
+    with pytest.raises(DatabaseError, match="database sqlite.*readonly.*read-only"):
+        study.set_attr("note", "x")
+
+
+def test_a_storage_whose_file_was_moved_away_says_so_as_the_results_database_does(url, config, tmp_path) -> None:
+    study = adapter.open_study(config, url)
+    (tmp_path / "harness.db").rename(tmp_path / "elsewhere.db")
+    with pytest.raises(DatabaseError, match=r"^database sqlite:.*harness\.db: the file was moved or deleted while in use"):
         study.set_attr("note", "x")
 
 
