@@ -160,7 +160,9 @@ def foreign_database_error(error: BaseException, url: str | URL | None = None) -
     For errors that reach the database through another library (Optuna's
     storage wraps SQLAlchemy's errors in its own) or escape to the CLI's
     last-resort handler: the caller need not import SQLAlchemy to recognise
-    them.
+    them. ``url`` names a database that was open when the error came (the
+    study storage, a study's results): a SQLite file no longer at its path
+    was then moved or deleted while in use, which is what the error says.
     """
     import sqlite3
     seen: set[int] = set()
