@@ -73,7 +73,7 @@ def score_distribution(db: Database, config: tuning.StudyFile, best_trial: int |
     if best_trial is not None:
         labels.append((f"trial-{best_trial}", f"tuned (trial {best_trial})"))
     for run_label, legend in labels:
-        run = db.run(f"{config.name}/validation/{run_label}")
+        run = db.run(tuning.validation_run_name(config, run_label))
         if run is None:
             continue
         scores = [record.score for record in db.matches(run_id=run.id)]

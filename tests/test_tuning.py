@@ -12,12 +12,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
 from harness.cli import main
 from harness.cluster import Pool, ray_session
 from harness.db import open_database
 from harness.report import write_report
 from harness.tuning import Driver, TuneSummary, open_study, parse_study_file, study_trials, tune, validate
+from harness.tuning_view import validation_table
 from players import load as load_player
 from tests.tuning_studies import GAME, HARMED, OPPONENT, tiny_study
 
@@ -98,6 +100,30 @@ def test_validating_again_by_study_name_reuses_the_recorded_games(studied: tuple
     again = validate("tiny", db_url=url, pool=pool)
     assert pool.stats.matches == started
     assert again.difference == summary.validation.difference
+
+
+def test_a_validation_at_another_budget_plays_runs_of_its_own(studied: tuple[str, TuneSummary], pool: Pool) -> None:
+    url, summary = studied
+    deeper = parse_study_file(tiny_study("tiny") + "\n[validation]\nplayer = { depth = 2 }\n")
+    started = pool.stats.matches
+    at_depth_2 = validate(deeper, db_url=url, pool=pool)
+    assert "depth=2" in at_depth_2.defaults_spec and "depth=2" in at_depth_2.tuned_spec
+    assert at_depth_2.settings == {"depth": 2} and at_depth_2.best_trial == summary.best_trial
+    console = Console(record=True, width=200)
+    console.print(validation_table(at_depth_2))
+    assert "(both players at depth=2, not the trials' settings)" in console.export_text()
+    played = 16 * (1 + (at_depth_2.tuned_spec != at_depth_2.defaults_spec))
+    assert pool.stats.matches - started == played
+    with open_database(url) as db:
+        assert db.resolve_spec("tuned:tiny") == at_depth_2.tuned_spec  # the player that was validated
+        run = db.run("tiny/validation/defaults@depth=2")
+        assert {m.player for m in db.matches(run_id=run.id)} == {at_depth_2.defaults_spec}
+        first = db.run("tiny/validation/defaults")
+        assert {m.player for m in db.matches(run_id=first.id)} == {summary.validation.defaults_spec}
+    again = validate(deeper, db_url=url, pool=pool)  # recorded: nothing is played
+    assert pool.stats.matches - started == played and again.difference == at_depth_2.difference
+    # the study's own validation is untouched, and saves its player back
+    assert validate("tiny", db_url=url, pool=pool).difference == summary.validation.difference
 
 
 def test_the_same_command_resumes_the_study_with_a_larger_budget(studied: tuple[str, TuneSummary],

@@ -145,6 +145,32 @@ def test_a_bad_player_parameter_names_the_valid_parameters() -> None:
     assert "player:" in message and "valid parameters" in message
 
 
+def test_the_validation_may_play_the_weights_at_another_budget() -> None:
+    study = parse_study_file(study_text(validation="[validation]\nplayer = { depth = 3 }"))
+    assert study.validation_player == {"depth": 3}
+    weights = study.default_weights()
+    assert "depth=1" in study.player_spec(weights) and "depth=3" in study.player_spec(weights, validation=True)
+    assert study.fingerprint() == parse_study_file(study_text()).fingerprint()  # added to a study, it resumes
+
+
+@pytest.mark.parametrize(("table", "key", "says"), [
+    ("[validation]\nplayers = { depth = 3 }", "validation.players", "unknown key; valid: player"),
+    ("[validation]\nplayer = { kind = \"greedy\" }", "validation.player.kind", "trials' kind, weights"),
+    ("[validation]\nplayer = { weights = { corners = 1.0 } }", "validation.player.weights", "trials' kind"),
+    ("[validation]\nplayer = { depht = 3 }", "validation.player", "depht"),
+    ("[validation]\nplayer = 3", "validation.player", "is not a table of the player's fixed parameters"),
+])
+def test_a_bad_validation_table_is_one_line_naming_the_key(table: str, key: str, says: str) -> None:
+    message = error_of(study_text(validation=table))
+    assert f"studies/check.toml: {key}: " in message and says in message
+
+
+def test_the_validation_cannot_set_a_searched_parameter() -> None:
+    text = study_text(validation="[validation]\nplayer = { nodes = 5000 }",
+                      params="[params]\nnodes = { low = 100, high = 10000, default = 1000 }")
+    assert "validation.player.nodes: the validation plays the trials'" in error_of(text)
+
+
 def test_a_player_kind_without_weights_is_refused() -> None:
     assert "player.kind" in error_of(study_text(player='[player]\nkind = "greedy"'))
 

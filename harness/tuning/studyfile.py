@@ -30,9 +30,10 @@ __all__ = ["OBJECTIVES", "SAMPLERS", "PRUNERS", "WeightRange", "StudyFile", "par
 SAMPLERS = ("tpe", "random", "cmaes")
 PRUNERS = ("wilcoxon", "halving", "none")
 TOP_KEYS = ("name", "description", "game", "opening_plies", "player", "opponent", "params", "objective",
-            "sampler", "pruner", "p_threshold", "seed", "budget", "seeds", "weights")
+            "sampler", "pruner", "p_threshold", "seed", "budget", "seeds", "weights", "validation")
 BUDGET_KEYS = ("trials", "games", "rungs", "parallel")
 SEED_KEYS = ("tuning", "validation")
+VALIDATION_KEYS = ("player",)
 WEIGHT_KEYS = ("low", "high", "log", "choices")
 PARAM_KEYS = WEIGHT_KEYS + ("integer", "default")
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
@@ -81,6 +82,8 @@ class StudyFile:
     description: str = ""
     text: str = field(default="", repr=False, compare=False)
     params: tuple[WeightRange, ...] = ()  # searched parameters other than weights (``[params]``)
+    # fixed player parameters the validation plays with instead (``[validation] player``)
+    validation_player: dict[str, Any] = field(default_factory=dict)
 
     @property
     def games(self) -> int:
@@ -91,13 +94,16 @@ class StudyFile:
         """The default of every searched weight and parameter: the baseline trial's parameters."""
         return {w.name: w.default for w in self.weights + self.params}
 
-    def player_spec(self, weights: dict[str, float]) -> str:
-        """The canonical spec of the study's player with ``weights`` (searched weights and parameters) set."""
+    def player_spec(self, weights: dict[str, float], *, validation: bool = False) -> str:
+        """The canonical spec of the study's player with ``weights`` (searched weights and parameters) set;
+        with ``validation``, as the validation plays it (``[validation] player``: another budget)."""
         from players import load as load_player
         names = {w.name for w in self.weights}
         searched = {spec_key(name, names): value for name, value in weights.items()}
         fixed = dict(self.player.get("weights", {}))
         params = {k: v for k, v in self.player.items() if k != "weights"}
+        if validation:
+            params |= self.validation_player
         params |= {key: value for key, value in searched.items() if not key.startswith("w.")}
         found = {key[2:]: value for key, value in searched.items() if key.startswith("w.")}
         return load_player({**params, "weights": fixed | found}, self.game).spec
@@ -277,6 +283,33 @@ def _rungs(path: str, budget: dict[str, Any], pruner: str) -> tuple[int, ...]:
     return tuple(rungs)
 
 
+def _validation_player(path: str, table: Any, player: dict[str, Any], game: str,
+                       params: tuple[WeightRange, ...]) -> dict[str, Any]:
+    """``[validation] player``: fixed parameters of the player that the validation sets otherwise.
+
+    A study plays its trials at a fraction of the budget its weights are
+    meant for, and weights tuned at one budget can lose at another
+    (docs/tuning.md); validating at the budget of use makes the verdict about
+    that player. The kind, the weights and the searched parameters stay the
+    trials' own: the validation compares the same two weight sets.
+    """
+    from players import load as load_player
+    table = _typed(path, "validation", table, dict, "a table")
+    _check_keys(path, "validation.", table, VALIDATION_KEYS)
+    overrides = dict(_typed(path, "validation.player", table.get("player", {}), dict,
+                            "a table of the player's fixed parameters, like { nodes = 1500000 }"))
+    searched = {p.name for p in params}
+    for key in overrides:
+        if key in ("kind", "weights") or key in searched:
+            raise _error(path, f"validation.player.{key}", "the validation plays the trials' kind, weights "
+                         "and searched parameters; set a fixed parameter (a budget: nodes, depth, time)")
+    try:
+        load_player({**player, **overrides}, game)
+    except SpecError as error:
+        raise _error(path, "validation.player", str(error)) from None
+    return overrides
+
+
 def parse_study_file(text: str, path: str = "<study>") -> StudyFile:
     """Validate a study file's text.
 
@@ -387,13 +420,15 @@ def parse_study_file(text: str, path: str = "<study>") -> StudyFile:
                      f"{[validation.start, validation.stop]} overlap; the ranges must be disjoint")
     if len(tuning) < rungs[-1]:
         raise _error(path, "seeds.tuning", f"{len(tuning)} seeds cannot play {rungs[-1]} games per trial")
+    validation_player = _validation_player(path, data.get("validation", {}), player, game, params)
 
     return StudyFile(
         path=path, name=name, game=game, player=player, opponent=opponent, weights=weights,
         objective=objective, sampler=sampler, pruner=pruner, p_threshold=float(p_threshold),
         seed=seed, trials=trials, rungs=rungs, parallel=parallel, tuning_seeds=tuning,
         validation_seeds=validation, opening_plies=opening_plies,
-        description=str(data.get("description", "")), text=text, params=params)
+        description=str(data.get("description", "")), text=text, params=params,
+        validation_player=validation_player)
 
 
 def load_study_file(path: str | os.PathLike[str]) -> StudyFile:

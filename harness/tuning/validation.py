@@ -1,7 +1,9 @@
 """Validation: the best trial's weights against the defaults on the validation seeds, paired by seed.
 
 Both play the same seeds (disjoint from the tuning seeds), so the difference
-is paired seed by seed and its 95% interval says whether tuning helped. Games
+is paired seed by seed and its 95% interval says whether tuning helped. With
+``[validation] player`` both play at other fixed settings (the budget the
+weights are meant for) than the trials did. Games
 already recorded are reused (by run), so an interrupted validation resumes and
 nothing is played when all are there. The best is saved as ``tuned:<study>``.
 """
@@ -10,7 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from harness.errors import InvalidInput
@@ -24,7 +26,8 @@ if TYPE_CHECKING:
     from harness.cluster import MatchPool
     from harness.db import Database
 
-__all__ = ["Interval", "Validation", "VERDICTS", "validate", "recorded_validation", "run_validation"]
+__all__ = ["Interval", "Validation", "VERDICTS", "validate", "recorded_validation", "run_validation",
+           "validation_run_name"]
 
 VERDICTS = {
     "better": "the 95% interval of the paired difference lies above 0",
@@ -58,6 +61,7 @@ class Validation:
     tuned: Interval
     difference: Interval
     named_player: str
+    settings: dict[str, Any] = field(default_factory=dict)  # ``[validation] player``: what differs from the trials
 
     @property
     def verdict(self) -> str:
@@ -115,8 +119,18 @@ def _play_missing(config: StudyFile, db: Database, pool: MatchPool, runs: dict[s
     return played
 
 
+def validation_run_name(config: StudyFile, label: str) -> str:
+    """The results database's run of one validation player (``defaults``, ``trial-N``).
+
+    Validations at other settings (``[validation] player``) are runs of their
+    own, so games of one setting are never read as games of another.
+    """
+    settings = ",".join(f"{key}={value}" for key, value in sorted(config.validation_player.items()))
+    return f"{config.name}/validation/{label}" + (f"@{settings}" if settings else "")
+
+
 def _validation_run(db: Database, config: StudyFile, label: str, spec: str, opponent: str, create: bool) -> int | None:
-    name = f"{config.name}/validation/{label}"
+    name = validation_run_name(config, label)
     existing = db.run(name)
     if existing is not None or not create:
         return None if existing is None else existing.id
@@ -139,8 +153,9 @@ def _validation(config: StudyFile, db: Database, url: str, play: Callable[..., i
         raise InvalidInput(f"study {config.name!r} has no complete trial yet")
     if opponent is None:
         opponent = SpecResolver(db, allow_engines=True).resolve(config.opponent)  # only read: nothing is played
-    defaults_spec = config.player_spec(config.default_weights())
-    tuned_spec = best.spec or config.player_spec(dict(best.params))
+    defaults_spec = config.player_spec(config.default_weights(), validation=True)
+    tuned_spec = config.player_spec(dict(best.params), validation=True) if config.validation_player \
+        else best.spec or config.player_spec(dict(best.params))
     players = {"defaults": (defaults_spec, "defaults")}
     if tuned_spec != defaults_spec:  # when the baseline won there is nothing else to play
         players["tuned"] = (tuned_spec, f"trial-{best.number}")
@@ -166,7 +181,7 @@ def _validation(config: StudyFile, db: Database, url: str, play: Callable[..., i
         best_trial=best.number, defaults_spec=defaults_spec, tuned_spec=tuned_spec, games=len(seeds),
         defaults=_interval(defaults, bounds), tuned=_interval(tuned, bounds),
         difference=_interval([t - d for t, d in zip(tuned, defaults)]),  # paired: its own t interval
-        named_player=f"tuned:{config.name}"), played
+        named_player=f"tuned:{config.name}", settings=dict(config.validation_player)), played
 
 
 def check_engines(config: StudyFile, db: Database, allow_engines: bool) -> str:
@@ -180,7 +195,9 @@ def check_engines(config: StudyFile, db: Database, allow_engines: bool) -> str:
         SpecError: the player or the opponent runs a command and engines are not allowed.
     """
     from players import guard_engine
-    guard_engine(config.player_spec(config.default_weights()), f"study {config.name!r}'s player", allow_engines)
+    for validation in (False, True):
+        guard_engine(config.player_spec(config.default_weights(), validation=validation),
+                     f"study {config.name!r}'s player", allow_engines)
     opponent = SpecResolver(db, allow_engines=allow_engines).resolve(config.opponent)
     guard_engine(opponent, f"study {config.name!r}'s opponent", allow_engines)
     return opponent
