@@ -136,7 +136,9 @@ def study_view(reference: str, db_url: str | None = None) -> StudyView:
     with open_database(url, create=False) as db:
         validation = tuning.recorded_validation(config, db, url)
         distribution, summary = score_distribution(db, config, best["number"] if best else None)
-        leaderboard = [_plain(row) for row in db.leaderboard(config.game, opponent=tuning_opponent(db, config))]
+        opponents = tuning_opponents(db, config)
+        leaderboard = [({"opponent": opponent} if len(opponents) > 1 else {}) | _plain(row)
+                       for opponent in opponents for row in db.leaderboard(config.game, opponent=opponent)]
     if distribution is not None:
         figures.append(("Score distribution on the validation seeds", distribution))
     counts = {state: sum(t["state"] == state for t in trials) for state in ("complete", "pruned", "fail", "running")}
@@ -263,11 +265,14 @@ def _validation_html(validation: tuning.Validation | None) -> str:
             for label, interval in (("defaults", validation.defaults),
                                     (f"tuned (trial {validation.best_trial})", validation.tuned),
                                     ("tuned - defaults (paired)", validation.difference))]
+    rows += [{"": f"tuned - defaults vs {part.opponent} ({part.games} games)", "mean": part.difference.mean,
+              "95% low": part.difference.low, "95% high": part.difference.high} for part in validation.by_opponent]
     return (f"<p>{validation.games} paired games on the validation seeds. Tuned vs defaults: "
             f"<b>{html.escape(validation.verdict.upper())}</b> "
             f"({html.escape(tuning.VERDICTS[validation.verdict])}).</p>" + _table(rows))
 
 
-def tuning_opponent(db: Database, config: tuning.StudyFile) -> str:
-    """The study's opponent as the results database records it (named players resolved)."""
-    return SpecResolver(db, allow_engines=True).canonical(config.opponent)  # only read
+def tuning_opponents(db: Database, config: tuning.StudyFile) -> tuple[str, ...]:
+    """The study's opponents as the results database records them (named players resolved)."""
+    resolver = SpecResolver(db, allow_engines=True)  # only read
+    return tuple(resolver.canonical(opponent) for opponent in config.opponents)

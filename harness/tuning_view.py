@@ -113,8 +113,10 @@ def validation_table(validation: Validation) -> Any:
     for column in ("", f"mean {measure}", "95% interval"):
         table.add_column(column, no_wrap=True)
     tuned = f"tuned (trial {validation.best_trial})"
-    for label, interval in (("defaults", validation.defaults), (tuned, validation.tuned),
-                            ("tuned - defaults (paired)", validation.difference)):
+    rows = [("defaults", validation.defaults), (tuned, validation.tuned),
+            ("tuned - defaults (paired)", validation.difference)]
+    rows += [(f"  vs {part.opponent} ({part.games} games)", part.difference) for part in validation.by_opponent]
+    for label, interval in rows:
         table.add_row(label, f"{interval.mean:.2f}", f"[{interval.low:.2f}, {interval.high:.2f}]")
     verdict = Text.assemble(("tuned vs defaults: ", "bold"), (validation.verdict.upper(), "bold"),
                             f" ({VERDICTS[validation.verdict]})")

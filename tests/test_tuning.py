@@ -126,6 +126,21 @@ def test_a_validation_at_another_budget_plays_runs_of_its_own(studied: tuple[str
     assert validate("tiny", db_url=url, pool=pool).difference == summary.validation.difference
 
 
+def test_a_study_against_two_opponents_plays_them_by_turns_and_validates_against_each(
+        pool: Pool, tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'harness.db'}"
+    text = tiny_study("pair", trials=2).replace(f'opponent = "{OPPONENT}"', f'opponent = ["{OPPONENT}", "random"]')
+    summary = tune(parse_study_file(text), db_url=url, pool=pool)
+    with open_database(url) as db:
+        games = [m for run in db.runs(kind="study") for m in db.matches(run_id=run.id)]
+    assert {(m.seed % 2, m.opponent) for m in games} == {(0, OPPONENT), (1, "random")}
+    validation = summary.validation
+    assert validation.opponent == f"{OPPONENT} + random"
+    assert [(part.opponent, part.games) for part in validation.by_opponent] == [(OPPONENT, 8), ("random", 8)]
+    halves = [part.defaults.mean for part in validation.by_opponent]
+    assert validation.defaults.mean == pytest.approx(sum(halves) / 2)
+
+
 def test_the_same_command_resumes_the_study_with_a_larger_budget(studied: tuple[str, TuneSummary],
                                                                  pool: Pool) -> None:
     url, _ = studied
@@ -160,7 +175,7 @@ def test_trials_left_running_by_a_killed_driver_are_failed_and_retried(cluster: 
     db = open_database(url)
     with Pool(workers=1) as doomed:
         dead = Driver(config, open_study(config, url, grace_period=2), db, doomed, target=4, parallel=2,
-                      opponent=OPPONENT)
+                      opponents=(OPPONENT,))
         dead.fill()
         for count, (tag, result) in enumerate(doomed.as_completed()):
             dead.on_results([(tag, result)])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -171,6 +172,27 @@ def test_the_validation_cannot_set_a_searched_parameter() -> None:
     assert "validation.player.nodes: the validation plays the trials'" in error_of(text)
 
 
+def test_a_study_may_take_turns_against_several_opponents() -> None:
+    study = parse_study_file(study_text(opponent='opponent = ["greedy", "random"]'))
+    assert study.opponents == ("greedy", "random") and study.opponent == "greedy + random"
+    assert [(m.seed, m.opponent) for m in study.matches("p", study.opponents, range(4, 7))] == [
+        (4, "greedy"), (5, "random"), (6, "greedy")]
+    single = parse_study_file(study_text())
+    assert json.loads(single.fingerprint())["opponent"] == "greedy"  # a study of one opponent resumes as before
+    assert json.loads(study.fingerprint())["opponent"] == ["greedy", "random"]
+
+
+@pytest.mark.parametrize(("line", "says"), [
+    ('opponent = []', "is not a player spec or a non-empty list of them"),
+    ('opponent = ["greedy", 3]', "is not a player spec or a non-empty list of them"),
+    ('opponent = ["greedy", "greedy"]', "names an opponent twice"),
+    ('opponent = ["greedy", "nosuch"]', "nosuch"),
+])
+def test_a_bad_opponent_list_is_one_line(line: str, says: str) -> None:
+    message = error_of(study_text(opponent=line))
+    assert "studies/check.toml: opponent: " in message and says in message
+
+
 def test_a_player_kind_without_weights_is_refused() -> None:
     assert "player.kind" in error_of(study_text(player='[player]\nkind = "greedy"'))
 
@@ -219,5 +241,5 @@ def test_a_trial_told_finished_whose_run_was_left_running_is_closed_on_resume(tm
                               study=config.name, trial=trial.number)
         other = db.start_run("study", config.game, {}, name="another-study/trial-0")
         study.tell_complete(trial, 1.0)  # ... and the driver stopped here
-        Driver(config, study, db, None, target=1, parallel=1, opponent="greedy").close_finished_runs()
+        Driver(config, study, db, None, target=1, parallel=1, opponents=("greedy",)).close_finished_runs()
         assert db.run(run_id).status == "done" and db.run(other).status == "running"

@@ -137,14 +137,14 @@ class Driver:
     """Runs one study's trials over a pool until the study has its budget of trials."""
 
     def __init__(self, config: StudyFile, study: Study, db: Database, pool: MatchPool, *, target: int,
-                 parallel: int | None, opponent: str, on_event: OnEvent = ignore) -> None:
+                 parallel: int | None, opponents: tuple[str, ...], on_event: OnEvent = ignore) -> None:
         self.config = config
         self.study = study
         self.db = db
         self.pool = pool
         self.target = target
         self.parallel = parallel
-        self.opponent = opponent
+        self.opponents = opponents  # resolved; seed s plays opponents[s % len(opponents)]
         self.on_event = on_event
         self.active: dict[int, _TrialRun] = {}
         self.finished_runs: dict[int, int] = {}
@@ -196,9 +196,9 @@ class Driver:
             trial.set_attr("driver", self.identity)
             run_id = self.db.start_run(
                 "study", self.config.game, {"study": self.config.name, "trial": trial.number, "player": spec,
-                                            "opponent": self.opponent, "params": weights},
+                                            "opponent": " + ".join(self.opponents), "params": weights},
                 name=run_name(self.config.name, trial.number), study=self.config.name, trial=trial.number)
-            keys = [match_key(s) for s in self.config.matches(spec, self.opponent, self.seeds)]
+            keys = [match_key(s) for s in self.config.matches(spec, self.opponents, self.seeds)]
             run = _TrialRun(trial, spec, run_id, keys)
             self.active[trial.number] = run
             self.asked = None
@@ -252,7 +252,7 @@ class Driver:
         indices = [i for i in range(run.submitted, count) if i not in run.values]
         run.submitted = max(run.submitted, count)
         if indices:
-            specs = self.config.matches(run.spec, self.opponent, (self.seeds[i] for i in indices))
+            specs = self.config.matches(run.spec, self.opponents, (self.seeds[i] for i in indices))
             self.pool.submit(specs, tag=self.tag(run.number), priority=run.number)
 
     def take(self, run: _TrialRun, index: int, result: MatchResult) -> bool:
@@ -475,7 +475,7 @@ def tune(config: StudyFile, *, trials: int | None = None, workers: int | None = 
     db = open_database(url)
     try:
         db.check_writable()  # a read-only database fails here, before Ray starts
-        opponent = check_engines(config, db, allow_engines)
+        opponents = check_engines(config, db, allow_engines)
     except BaseException:
         db.close()
         raise
@@ -484,13 +484,13 @@ def tune(config: StudyFile, *, trials: int | None = None, workers: int | None = 
             active_pool.start()  # Ray reachable and the workers up before the study is written
             study = open_study(config, url, grace_period=grace_period)
             driver = Driver(config, study, db, active_pool, target=trials or config.trials,
-                            parallel=config.parallel, opponent=opponent, on_event=on_event)
+                            parallel=config.parallel, opponents=opponents, on_event=on_event)
             driver.run()
             tuning_s = time.monotonic() - driver.started
             validation, validation_games, validation_s = None, 0, 0.0
             if validate_best and study.best() is not None:
                 started = time.monotonic()
-                validation, validation_games = run_validation(config, db, url, active_pool, on_event, opponent)
+                validation, validation_games = run_validation(config, db, url, active_pool, on_event, opponents)
                 validation_s = time.monotonic() - started
             workers_now = active_pool.workers
         counts, best = study.counts(), study.best()

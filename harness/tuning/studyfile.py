@@ -66,7 +66,7 @@ class StudyFile:
     name: str
     game: str
     player: dict[str, Any]
-    opponent: str
+    opponents: tuple[str, ...]  # seed s plays opponents[s % len(opponents)]
     weights: tuple[WeightRange, ...]
     objective: str
     sampler: str
@@ -84,6 +84,11 @@ class StudyFile:
     params: tuple[WeightRange, ...] = ()  # searched parameters other than weights (``[params]``)
     # fixed player parameters the validation plays with instead (``[validation] player``)
     validation_player: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def opponent(self) -> str:
+        """The opponent as people read it: its spec, or the specs joined by ' + ' for several."""
+        return " + ".join(self.opponents)
 
     @property
     def games(self) -> int:
@@ -108,14 +113,17 @@ class StudyFile:
         found = {key[2:]: value for key, value in searched.items() if key.startswith("w.")}
         return load_player({**params, "weights": fixed | found}, self.game).spec
 
-    def matches(self, player: str, opponent: str, seeds: Iterable[int]) -> list[MatchSpec]:
-        """The match specs of ``player`` on ``seeds``, in seed order."""
-        return [MatchSpec(self.game, player, opponent, seed, self.opening_plies) for seed in seeds]
+    def matches(self, player: str, opponents: Sequence[str], seeds: Iterable[int]) -> list[MatchSpec]:
+        """The match specs of ``player`` on ``seeds``, in seed order: seed ``s`` against
+        ``opponents[s % len(opponents)]`` (the study's opponents, as resolved for the run)."""
+        return [MatchSpec(self.game, player, opponents[seed % len(opponents)], seed, self.opening_plies)
+                for seed in seeds]
 
     def fingerprint(self) -> str:
         """What must not change when a study resumes (the budget may)."""
         return json.dumps({
-            "game": self.game, "player": self.player, "opponent": self.opponent,
+            "game": self.game, "player": self.player,
+            "opponent": self.opponents[0] if len(self.opponents) == 1 else list(self.opponents),
             "weights": [[w.name, w.low, w.high, w.log, w.choices] for w in self.weights],
             "objective": self.objective, "pruner": self.pruner, "rungs": self.rungs,
             "tuning": [self.tuning_seeds.start, self.tuning_seeds.stop],
@@ -283,6 +291,27 @@ def _rungs(path: str, budget: dict[str, Any], pruner: str) -> tuple[int, ...]:
     return tuple(rungs)
 
 
+def _opponents(path: str, value: Any, game: str) -> tuple[str, ...]:
+    """``opponent``: one player spec, or a list of them that the seeds take turns against.
+
+    Weights tuned against one opponent fit that opponent (docs/tuning.md);
+    against several (a ladder's hardest rungs) they must hold against each.
+    """
+    from players import load as load_player
+    specs = [value] if isinstance(value, str) else value
+    if (not isinstance(specs, list) or not specs or not all(isinstance(spec, str) for spec in specs)):
+        raise _error(path, "opponent", f"{value!r} is not a player spec or a non-empty list of them")
+    if len(set(specs)) < len(specs):
+        raise _error(path, "opponent", "names an opponent twice; each seed plays the next one in the list")
+    for spec in specs:
+        if not spec.startswith("tuned:"):  # named players are resolved by the database
+            try:
+                load_player(spec, game)
+            except SpecError as error:
+                raise _error(path, "opponent", str(error)) from None
+    return tuple(specs)
+
+
 def _validation_player(path: str, table: Any, player: dict[str, Any], game: str,
                        params: tuple[WeightRange, ...]) -> dict[str, Any]:
     """``[validation] player``: fixed parameters of the player that the validation sets otherwise.
@@ -353,12 +382,7 @@ def parse_study_file(text: str, path: str = "<study>") -> StudyFile:
     if not weighted and data.get("weights"):
         raise _error(path, "player.kind", f"{player['kind']!r} takes no weights (search its [params])",
                      ["alphabeta", "mcts"])
-    opponent = _typed(path, "opponent", data["opponent"], str, "a player spec")
-    if not opponent.startswith("tuned:"):  # named players are resolved by the database
-        try:
-            load_player(opponent, game)
-        except SpecError as error:
-            raise _error(path, "opponent", str(error)) from None
+    opponents = _opponents(path, data["opponent"], game)
 
     raw_weights = data.get("weights", {})
     if isinstance(raw_weights, list):
@@ -423,7 +447,7 @@ def parse_study_file(text: str, path: str = "<study>") -> StudyFile:
     validation_player = _validation_player(path, data.get("validation", {}), player, game, params)
 
     return StudyFile(
-        path=path, name=name, game=game, player=player, opponent=opponent, weights=weights,
+        path=path, name=name, game=game, player=player, opponents=opponents, weights=weights,
         objective=objective, sampler=sampler, pruner=pruner, p_threshold=float(p_threshold),
         seed=seed, trials=trials, rungs=rungs, parallel=parallel, tuning_seeds=tuning,
         validation_seeds=validation, opening_plies=opening_plies,

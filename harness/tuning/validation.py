@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from harness.cluster import MatchPool
     from harness.db import Database
 
-__all__ = ["Interval", "Validation", "VERDICTS", "validate", "recorded_validation", "run_validation",
+__all__ = ["Interval", "OpponentValidation", "Validation", "VERDICTS", "validate", "recorded_validation", "run_validation",
            "validation_run_name"]
 
 VERDICTS = {
@@ -46,6 +46,17 @@ class Interval:
 
 
 @dataclass(frozen=True)
+class OpponentValidation:
+    """The validation's games against one of a study's several opponents."""
+
+    opponent: str
+    games: int
+    defaults: Interval
+    tuned: Interval
+    difference: Interval
+
+
+@dataclass(frozen=True)
 class Validation:
     """The best trial against the defaults on the validation seeds (paired by seed)."""
 
@@ -62,6 +73,7 @@ class Validation:
     difference: Interval
     named_player: str
     settings: dict[str, Any] = field(default_factory=dict)  # ``[validation] player``: what differs from the trials
+    by_opponent: tuple[OpponentValidation, ...] = ()  # per opponent, when the study has several
 
     @property
     def verdict(self) -> str:
@@ -81,23 +93,26 @@ def _interval(values: Sequence[float], bounds: tuple[float, float] | None = None
     return Interval(*(float(v) for v in bounded_mean_interval(list(values), bounds)))
 
 
-def _recorded_values(config: StudyFile, db: Database, runs: dict[str, tuple[str, int]]) -> dict[str, dict[int, float]]:
-    """Per seed values already recorded in each validation run (label -> (spec, run id))."""
+def _recorded_values(config: StudyFile, db: Database, runs: dict[str, tuple[str, int]],
+                     opponents: tuple[str, ...]) -> dict[str, dict[int, float]]:
+    """Per seed values already recorded in each validation run (label -> (spec, run id)), of games
+    between the validated player and the seed's opponent."""
     seeds = set(config.validation_seeds)
     return {label: {record.seed: game_value(record, config.objective) for record in db.matches(run_id=run_id)
-                    if record.seed in seeds and record.player == spec}
+                    if record.seed in seeds and record.player == spec
+                    and record.opponent == opponents[record.seed % len(opponents)]}
             for label, (spec, run_id) in runs.items()}
 
 
-def _play_missing(config: StudyFile, db: Database, pool: MatchPool, runs: dict[str, tuple[str, int]], opponent: str,
-                  values: dict[str, dict[int, float]], on_event: OnEvent) -> int:
+def _play_missing(config: StudyFile, db: Database, pool: MatchPool, runs: dict[str, tuple[str, int]],
+                  opponents: tuple[str, ...], values: dict[str, dict[int, float]], on_event: OnEvent) -> int:
     """Play and record the validation games not recorded yet, filling ``values``; returns games played."""
     pending = 0
     tags = {label: ("validation", config.name, label) for label in runs}
     for label, (spec, _) in runs.items():
         missing = [s for s in config.validation_seeds if s not in values[label]]
         pending += len(missing)
-        pool.submit(config.matches(spec, opponent, missing), tag=tags[label])
+        pool.submit(config.matches(spec, opponents, missing), tag=tags[label])
     total, played, started, shown = pending, 0, time.monotonic(), 0.0
     on_event(ValidationProgress(0, total, 0.0))
     labels = {tag: label for label, tag in tags.items()}
@@ -129,30 +144,32 @@ def validation_run_name(config: StudyFile, label: str) -> str:
     return f"{config.name}/validation/{label}" + (f"@{settings}" if settings else "")
 
 
-def _validation_run(db: Database, config: StudyFile, label: str, spec: str, opponent: str, create: bool) -> int | None:
+def _validation_run(db: Database, config: StudyFile, label: str, spec: str, opponents: tuple[str, ...],
+                    create: bool) -> int | None:
     name = validation_run_name(config, label)
     existing = db.run(name)
     if existing is not None or not create:
         return None if existing is None else existing.id
     return db.start_run("study", config.game, {"study": config.name, "validation": label, "player": spec,
-                                                "opponent": opponent}, name=name, study=config.name)
+                                                "opponent": " + ".join(opponents)}, name=name, study=config.name)
 
 
 def _validation(config: StudyFile, db: Database, url: str, play: Callable[..., int] | None = None,
-                opponent: str | None = None) -> tuple[Validation | None, int]:
+                opponents: tuple[str, ...] | None = None) -> tuple[Validation | None, int]:
     """The validation of the study's best trial from the recorded games, and the games played for it.
 
     ``play(runs, values)`` plays the missing ones (returning how many); without
-    it a validation that is not complete is None. ``opponent`` is the study's
-    opponent as resolved once for the run (``check_engines``); None resolves it here.
+    it a validation that is not complete is None. ``opponents`` are the study's
+    opponents as resolved once for the run (``check_engines``); None resolves them here.
     """
     best = load_stored_study(config.name, url).best()
     if best is None:
         if play is None:
             return None, 0
         raise InvalidInput(f"study {config.name!r} has no complete trial yet")
-    if opponent is None:
-        opponent = SpecResolver(db, allow_engines=True).resolve(config.opponent)  # only read: nothing is played
+    if opponents is None:
+        resolver = SpecResolver(db, allow_engines=True)  # only read: nothing is played
+        opponents = tuple(resolver.resolve(spec) for spec in config.opponents)
     defaults_spec = config.player_spec(config.default_weights(), validation=True)
     tuned_spec = config.player_spec(dict(best.params), validation=True) if config.validation_player \
         else best.spec or config.player_spec(dict(best.params))
@@ -161,11 +178,11 @@ def _validation(config: StudyFile, db: Database, url: str, play: Callable[..., i
         players["tuned"] = (tuned_spec, f"trial-{best.number}")
     runs = {}
     for label, (spec, run_label) in players.items():
-        run_id = _validation_run(db, config, run_label, spec, opponent, create=play is not None)
+        run_id = _validation_run(db, config, run_label, spec, opponents, create=play is not None)
         if run_id is None:
             return None, 0
         runs[label] = (spec, run_id)
-    values = _recorded_values(config, db, runs)
+    values = _recorded_values(config, db, runs, opponents)
     played = 0
     if sum(map(len, values.values())) < len(runs) * len(config.validation_seeds):
         if play is None:
@@ -174,18 +191,28 @@ def _validation(config: StudyFile, db: Database, url: str, play: Callable[..., i
     values.setdefault("tuned", values["defaults"])
     seeds = list(config.validation_seeds)
     bounds = value_bounds(config.game, config.objective)
+    by_opponent = tuple(
+        OpponentValidation(opponent, *_paired(values, [s for s in seeds if s % len(opponents) == index], bounds))
+        for index, opponent in enumerate(opponents)) if len(opponents) > 1 else ()
+    games, defaults, tuned, difference = _paired(values, seeds, bounds)
+    return Validation(
+        study=config.name, game=config.game, opponent=" + ".join(opponents), objective=config.objective,
+        best_trial=best.number, defaults_spec=defaults_spec, tuned_spec=tuned_spec, games=games,
+        defaults=defaults, tuned=tuned, difference=difference, named_player=f"tuned:{config.name}",
+        settings=dict(config.validation_player), by_opponent=by_opponent), played
+
+
+def _paired(values: dict[str, dict[int, float]], seeds: list[int],
+            bounds: tuple[float, float] | None) -> tuple[int, Interval, Interval, Interval]:
+    """Games, the defaults' and the tuned weights' means, and their paired difference over ``seeds``."""
     defaults = [values["defaults"][s] for s in seeds]
     tuned = [values["tuned"][s] for s in seeds]
-    return Validation(
-        study=config.name, game=config.game, opponent=opponent, objective=config.objective,
-        best_trial=best.number, defaults_spec=defaults_spec, tuned_spec=tuned_spec, games=len(seeds),
-        defaults=_interval(defaults, bounds), tuned=_interval(tuned, bounds),
-        difference=_interval([t - d for t, d in zip(tuned, defaults)]),  # paired: its own t interval
-        named_player=f"tuned:{config.name}", settings=dict(config.validation_player)), played
+    return (len(seeds), _interval(defaults, bounds), _interval(tuned, bounds),
+            _interval([t - d for t, d in zip(tuned, defaults)]))  # paired: its own t interval
 
 
-def check_engines(config: StudyFile, db: Database, allow_engines: bool) -> str:
-    """The study's opponent resolved, after refusing engine commands unless ``allow_engines``: once per run.
+def check_engines(config: StudyFile, db: Database, allow_engines: bool) -> tuple[str, ...]:
+    """The study's opponents resolved, after refusing engine commands unless ``allow_engines``: once per run.
 
     A study's players run on every worker, and a stored study (``--validate
     NAME``) or a ``tuned:`` opponent comes from a database others write to, so
@@ -198,9 +225,11 @@ def check_engines(config: StudyFile, db: Database, allow_engines: bool) -> str:
     for validation in (False, True):
         guard_engine(config.player_spec(config.default_weights(), validation=validation),
                      f"study {config.name!r}'s player", allow_engines)
-    opponent = SpecResolver(db, allow_engines=allow_engines).resolve(config.opponent)
-    guard_engine(opponent, f"study {config.name!r}'s opponent", allow_engines)
-    return opponent
+    resolver = SpecResolver(db, allow_engines=allow_engines)
+    opponents = tuple(resolver.resolve(spec) for spec in config.opponents)
+    for opponent in opponents:
+        guard_engine(opponent, f"study {config.name!r}'s opponent", allow_engines)
+    return opponents
 
 
 def recorded_validation(config: StudyFile, db: Database, db_url: str | None = None) -> Validation | None:
@@ -209,18 +238,16 @@ def recorded_validation(config: StudyFile, db: Database, db_url: str | None = No
 
 
 def run_validation(config: StudyFile, db: Database, url: str, pool: MatchPool,
-                   on_event: OnEvent = ignore, opponent: str | None = None) -> tuple[Validation, int]:
+                   on_event: OnEvent = ignore, opponents: tuple[str, ...] | None = None) -> tuple[Validation, int]:
     """Validate on an open pool and save ``tuned:<study>``; returns the validation and the games played.
 
     Args:
-        opponent: the opponent as ``check_engines`` resolved it for the run (None: checked here).
+        opponents: the opponents as ``check_engines`` resolved them for the run (None: checked here).
 
     Raises:
         InvalidInput: the study has no complete trial yet.
     """
-    if opponent is None:
-        opponent = check_engines(config, db, allow_engines=True)  # the caller checked the engines
-    resolved = opponent
+    resolved = opponents or check_engines(config, db, allow_engines=True)  # the caller checked the engines
 
     def play(runs: dict[str, tuple[str, int]], values: dict[str, dict[int, float]]) -> int:
         played = _play_missing(config, db, pool, runs, resolved, values, on_event)
@@ -228,7 +255,7 @@ def run_validation(config: StudyFile, db: Database, url: str, pool: MatchPool,
             db.set_run_status(run_id, "done")
         return played
 
-    validation, played = _validation(config, db, url, play, opponent)
+    validation, played = _validation(config, db, url, play, resolved)
     db.save_named_player(config.name, validation.tuned_spec, config.game,
                          note=f"study {config.name}, trial {validation.best_trial}")
     return validation, played
@@ -255,11 +282,11 @@ def validate(config: StudyFile | str, *, db_url: str | None = None, workers: int
     own_db = db is None
     db = db or open_database(url)
     try:
-        opponent = check_engines(config, db, allow_engines)
-        validation, _ = _validation(config, db, url, opponent=opponent)
+        opponents = check_engines(config, db, allow_engines)
+        validation, _ = _validation(config, db, url, opponents=opponents)
         if validation is None:
             with open_pool(pool, workers, address) as active_pool:
-                validation, _ = run_validation(config, db, url, active_pool, on_event, opponent)
+                validation, _ = run_validation(config, db, url, active_pool, on_event, opponents)
         else:
             db.save_named_player(config.name, validation.tuned_spec, config.game,
                                  note=f"study {config.name}, trial {validation.best_trial}")

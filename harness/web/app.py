@@ -138,7 +138,8 @@ def create_app(db_url: str | None = None) -> Starlette:
         view = report.study_view(request.path_params["study"], url)
         validation = view.validation
         return {"format": "harness.study/1", "name": view.config.name, "game": view.config.game,
-                "opponent": view.config.opponent, "objective": view.config.objective, "counts": view.counts,
+                "opponent": view.config.opponent, "opponents": list(view.config.opponents),
+                "objective": view.config.objective, "counts": view.counts,
                 "best": view.best, "trials": report.trial_rows(view.trials),
                 "validation": None if validation is None else {
                     "games": validation.games, "best_trial": validation.best_trial, "verdict": validation.verdict,
