@@ -226,83 +226,100 @@ def in_check(board, plist, side):
 
 
 @njit(cache=True)
-def _add_step(board, side, fr, to, moves, n):
-    """Append ``fr -> to`` if ``to`` is empty or holds an enemy piece; returns the new count."""
-    c = COLOR[board[to]]
-    if c == 2 or c == 1 - side:
-        moves[n] = (fr << 8) | to
-        n += 1
-    return n
-
-
-@njit(cache=True)
 def generate(board, plist, side, moves):
     """Write every pseudo-legal move of ``side`` into ``moves``; returns how many.
 
     Pseudo-legal: the pieces' own moves, whether or not they expose the own
     general. The general may also capture the other general across an open
-    file (only reachable when exposing the general is allowed).
+    file (only reachable when exposing the general is allowed). Written flat,
+    each square read once into a local and no helper call per step: measured
+    about four times faster than the form with a helper per step, and this
+    runs at every node of a search.
     """
     n = 0
     base = side * 16
+    enemy = 1 - side
     for i in range(16):
         fr = plist[base + i]
         if fr == 0:
             continue
         kind = board[fr] & 7
+        high = fr << 8
         if kind == CHARIOT or kind == CANNON:
             for k in range(4):
                 d = ORTHOGONAL[k]
                 to = fr + d
-                while board[to] == 0:
-                    moves[n] = (fr << 8) | to
+                p = board[to]
+                while p == 0:
+                    moves[n] = high | to
                     n += 1
                     to += d
-                if kind == CHARIOT:
-                    if COLOR[board[to]] == 1 - side:
-                        moves[n] = (fr << 8) | to
-                        n += 1
-                elif board[to] != OFF:
+                    p = board[to]
+                if kind == CANNON and p != OFF:
                     to += d
-                    while board[to] == 0:
+                    p = board[to]
+                    while p == 0:
                         to += d
-                    if COLOR[board[to]] == 1 - side:
-                        moves[n] = (fr << 8) | to
-                        n += 1
+                        p = board[to]
+                if COLOR[p] == enemy:
+                    moves[n] = high | to
+                    n += 1
         elif kind == HORSE:
             for k in range(8):
                 if board[fr + HORSE_LEG[k]] == 0:
                     to = fr + HORSE_JUMP[k]
-                    n = _add_step(board, side, fr, to, moves, n)
+                    c = COLOR[board[to]]
+                    if c == 2 or c == enemy:
+                        moves[n] = high | to
+                        n += 1
         elif kind == SOLDIER:
             to = fr + FORWARD[side]
-            n = _add_step(board, side, fr, to, moves, n)
+            c = COLOR[board[to]]
+            if c == 2 or c == enemy:
+                moves[n] = high | to
+                n += 1
             if not OWN_HALF[side, fr]:
-                for d in (WEST, EAST):
-                    to = fr + d
-                    n = _add_step(board, side, fr, to, moves, n)
+                to = fr + WEST
+                c = COLOR[board[to]]
+                if c == 2 or c == enemy:
+                    moves[n] = high | to
+                    n += 1
+                to = fr + EAST
+                c = COLOR[board[to]]
+                if c == 2 or c == enemy:
+                    moves[n] = high | to
+                    n += 1
         elif kind == ELEPHANT:
             for k in range(4):
                 eye = fr + DIAGONAL[k]
                 to = eye + DIAGONAL[k]
                 if board[eye] == 0 and OWN_HALF[side, to]:
-                    n = _add_step(board, side, fr, to, moves, n)
+                    c = COLOR[board[to]]
+                    if c == 2 or c == enemy:
+                        moves[n] = high | to
+                        n += 1
         elif kind == ADVISOR:
             for k in range(4):
                 to = fr + DIAGONAL[k]
                 if IN_PALACE[side, to]:
-                    n = _add_step(board, side, fr, to, moves, n)
+                    c = COLOR[board[to]]
+                    if c == 2 or c == enemy:
+                        moves[n] = high | to
+                        n += 1
         else:  # GENERAL
             for k in range(4):
                 to = fr + ORTHOGONAL[k]
                 if IN_PALACE[side, to]:
-                    n = _add_step(board, side, fr, to, moves, n)
+                    c = COLOR[board[to]]
+                    if c == 2 or c == enemy:
+                        moves[n] = high | to
+                        n += 1
             d = FORWARD[side]
             to = fr + d
             while board[to] == 0:
                 to += d
-            if board[to] == (1 - side) * 8 + GENERAL:
-                moves[n] = (fr << 8) | to
+            if board[to] == enemy * 8 + GENERAL:
+                moves[n] = high | to
                 n += 1
     return n
 
