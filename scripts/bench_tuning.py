@@ -38,7 +38,7 @@ import tempfile
 import time
 
 from harness.cluster import InProcessPool, Pool, ray_session
-from harness.match import MatchSpec, play_match
+from harness.match import play_match
 from harness.tuning import parse_study_file, tune
 
 STUDY = """name = "bench"
@@ -72,7 +72,7 @@ def warm(config, pool) -> None:
     """Two matches per worker before the clock: each worker process loads the compiled engine once."""
     pool.start()
     spec = config.player_spec(config.default_weights())
-    pool.submit([MatchSpec(config.game, spec, config.opponents[0], 10_000 + i) for i in range(2 * max(1, pool.workers))])
+    pool.submit(config.matches(spec, config.opponents, range(10_000, 10_000 + 2 * max(1, pool.workers))))
     for _ in pool.as_completed():
         pass
 
@@ -109,10 +109,10 @@ def main() -> None:
     args = parser.parse_args()
     config = parse_study_file(STUDY.format(trials=args.trials, games=args.games, quarter=max(1, args.games // 4),
                                           depth=args.depth, opponent=args.opponent))
-    play_match(MatchSpec(config.game, config.player_spec(config.default_weights()), config.opponents[0], 0))  # warm numba
+    play_match(config.matches(config.player_spec(config.default_weights()), config.opponents, [0])[0])  # warm numba
     figures: dict[str, object] = {"study": {"trials": args.trials, "games_per_trial": args.games,
                                             "player": config.player_spec(config.default_weights()), "game": config.game,
-                                            "opponent": config.opponents[0]}}
+                                            "opponent": config.opponent}}
     with tempfile.TemporaryDirectory(prefix="harness-bench-") as directory:
         with InProcessPool() as pool:
             figures["in_process"] = run(config, pool, directory, "inprocess")
