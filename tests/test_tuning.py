@@ -107,7 +107,8 @@ def test_a_validation_at_another_budget_plays_runs_of_its_own(studied: tuple[str
     deeper = parse_study_file(tiny_study("tiny") + "\n[validation]\nplayer = { depth = 2 }\n")
     started = pool.stats.matches
     at_depth_2 = validate(deeper, db_url=url, pool=pool)
-    assert "depth=2" in at_depth_2.defaults_spec and "depth=2" in at_depth_2.tuned_spec
+    for label in ("defaults_spec", "tuned_spec"):  # the trials' weights, at depth 2
+        assert getattr(at_depth_2, label) == getattr(summary.validation, label).replace("depth=1", "depth=2")
     assert at_depth_2.settings == {"depth": 2} and at_depth_2.best_trial == summary.best_trial
     console = Console(record=True, width=200)
     console.print(validation_table(at_depth_2))

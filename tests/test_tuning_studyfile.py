@@ -149,8 +149,8 @@ def test_a_bad_player_parameter_names_the_valid_parameters() -> None:
 def test_the_validation_may_play_the_weights_at_another_budget() -> None:
     study = parse_study_file(study_text(validation="[validation]\nplayer = { depth = 3 }"))
     assert study.validation_player == {"depth": 3}
-    weights = study.default_weights()
-    assert "depth=1" in study.player_spec(weights) and "depth=3" in study.player_spec(weights, validation=True)
+    trial = study.player_spec(study.default_weights() | {FEATURES[0]: 1.234})
+    assert "depth=1" in trial and study.validation_spec(trial) == trial.replace("depth=1", "depth=3")
     assert study.fingerprint() == parse_study_file(study_text()).fingerprint()  # added to a study, it resumes
 
 

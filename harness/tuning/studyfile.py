@@ -99,19 +99,30 @@ class StudyFile:
         """The default of every searched weight and parameter: the baseline trial's parameters."""
         return {w.name: w.default for w in self.weights + self.params}
 
-    def player_spec(self, weights: dict[str, float], *, validation: bool = False) -> str:
-        """The canonical spec of the study's player with ``weights`` (searched weights and parameters) set;
-        with ``validation``, as the validation plays it (``[validation] player``: another budget)."""
+    def player_spec(self, weights: dict[str, float]) -> str:
+        """The canonical spec of the study's player with ``weights`` (searched weights and parameters) set."""
         from players import load as load_player
         names = {w.name for w in self.weights}
         searched = {spec_key(name, names): value for name, value in weights.items()}
         fixed = dict(self.player.get("weights", {}))
         params = {k: v for k, v in self.player.items() if k != "weights"}
-        if validation:
-            params |= self.validation_player
         params |= {key: value for key, value in searched.items() if not key.startswith("w.")}
         found = {key[2:]: value for key, value in searched.items() if key.startswith("w.")}
         return load_player({**params, "weights": fixed | found}, self.game).spec
+
+    def validation_spec(self, spec: str) -> str:
+        """A trial's player ``spec`` as the validation plays it: ``[validation] player`` set over it.
+
+        From the spec the trial played (its weights as it had them, four
+        significant digits), not from the sampler's raw values.
+        """
+        if not self.validation_player:
+            return spec
+        from players import load as load_player
+        player = load_player(spec, self.game)
+        params = {name: value for name, value in player.params.items() if value is not None}
+        return load_player({"kind": player.kind, **params, **self.validation_player, "weights": player.weights},
+                           self.game).spec
 
     def matches(self, player: str, opponents: Sequence[str], seeds: Iterable[int]) -> list[MatchSpec]:
         """The match specs of ``player`` on ``seeds``, in seed order: seed ``s`` against

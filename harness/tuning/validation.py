@@ -170,9 +170,8 @@ def _validation(config: StudyFile, db: Database, url: str, play: Callable[..., i
     if opponents is None:
         resolver = SpecResolver(db, allow_engines=True)  # only read: nothing is played
         opponents = tuple(resolver.resolve(spec) for spec in config.opponents)
-    defaults_spec = config.player_spec(config.default_weights(), validation=True)
-    tuned_spec = config.player_spec(dict(best.params), validation=True) if config.validation_player \
-        else best.spec or config.player_spec(dict(best.params))
+    defaults_spec = config.validation_spec(config.player_spec(config.default_weights()))
+    tuned_spec = config.validation_spec(best.spec or config.player_spec(dict(best.params)))
     players = {"defaults": (defaults_spec, "defaults")}
     if tuned_spec != defaults_spec:  # when the baseline won there is nothing else to play
         players["tuned"] = (tuned_spec, f"trial-{best.number}")
@@ -222,9 +221,9 @@ def check_engines(config: StudyFile, db: Database, allow_engines: bool) -> tuple
         SpecError: the player or the opponent runs a command and engines are not allowed.
     """
     from players import guard_engine
-    for validation in (False, True):
-        guard_engine(config.player_spec(config.default_weights(), validation=validation),
-                     f"study {config.name!r}'s player", allow_engines)
+    player = config.player_spec(config.default_weights())
+    for spec in (player, config.validation_spec(player)):
+        guard_engine(spec, f"study {config.name!r}'s player", allow_engines)
     resolver = SpecResolver(db, allow_engines=allow_engines)
     opponents = tuple(resolver.resolve(spec) for spec in config.opponents)
     for opponent in opponents:
