@@ -172,6 +172,18 @@ def test_node_counts_of_fixed_searches_are_golden():
     before = weight_vector("xiangqi", search_module.GBOT_EVALS["default"])
     assert [search(RULES, start, before, depth=d, seed=0, techniques=plain).nodes for d in (3, 4)] == [6475, 41357]
     assert [search(RULES, start, WEIGHTS, depth=d, seed=0).nodes for d in (3, 4)] == [5648, 25647]
+    every = search_module.ALL_TECHNIQUES  # with the check extension, a candidate off by default
+    assert [search(RULES, start, WEIGHTS, depth=d, seed=0, techniques=every).nodes for d in (3, 4)] == [5648, 25990]
+
+
+def test_the_check_extension_sees_a_mate_in_two_at_depth_two():
+    """Check, the one evasion, mate: three plies, found at depth 2 only when the check is extended."""
+    state = RULES.from_fen(MATE_IN_TWO)
+    default = search_module.DEFAULT_TECHNIQUES
+    assert not default & search_module.TECHNIQUES["check_extension"]  # a candidate until a paired match keeps it
+    assert search(RULES, state, WEIGHTS, depth=2, seed=0).value < WIN - 64
+    extended = search(RULES, state, WEIGHTS, depth=2, seed=0, techniques=default | search_module.CHECK_EXTENSION)
+    assert extended.value == pytest.approx(WIN - 3) and extended.action in RULES.legal_actions(state)
 
 
 MIDGAME = "r1bakab1r/9/1cn4c1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C1N2/9/RNBAKAB1R w - - 0 1"
@@ -221,6 +233,7 @@ def test_techniques_are_chosen_by_name_in_the_spec():
 
 
 @pytest.mark.parametrize("game", ["xiangqi", "xiangqi:black"])
-def test_every_technique_plays_only_legal_moves_by_node_budget(game):
-    check_player(players.load("alphabeta:depth=60,nodes=3000", game=game), load(game), games=1, seed=2,
-                 max_plies=40)
+@pytest.mark.parametrize("techniques", ["default", "all"])
+def test_every_technique_plays_only_legal_moves_by_node_budget(game, techniques):
+    check_player(players.load(f"alphabeta:depth=60,nodes=3000,techniques={techniques}", game=game), load(game),
+                 games=1, seed=2, max_plies=40)

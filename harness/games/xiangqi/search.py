@@ -6,8 +6,10 @@ when in check), and move ordering by the table's move, captures by MVV-LVA,
 two killers per ply and a history table. Principal-variation search,
 late-move reductions, null-move pruning (never in check, nor without a
 chariot, horse or cannon, where zugzwang is likely), aspiration windows and a
-table that keeps the PV come on top; each is a bit of ``TECHNIQUES``
-(``techniques``), so a paired match measures it. The G-Bot stand-ins keep
+table that keeps the PV come on top, and a check extension (a node in
+check is searched a ply deeper; a candidate, off by default until a paired
+match keeps it); each is a bit of ``TECHNIQUES`` (``techniques``), so a
+paired match measures it. The G-Bot stand-ins keep
 the plain search of their day (``PLAIN``). Terminal positions are scored by
 the platform's result: the side to move with no legal move, or without its
 general (pseudo legality), has lost; a position at the 120-ply limit is a
@@ -70,12 +72,15 @@ LMR_DEPTH = 3           # reduce late quiet moves only this far from the horizon
 LMR_AFTER = 3           # ... after this many legal moves of the node
 NULL_DEPTH = 3          # null-move pruning this far from the horizon or more
 NULL_REDUCTION = 2      # ... searching the pass this many plies shallower
-# techniques, as bits of ``techniques`` (all on by default; each can be turned off to measure it)
-PVS, LMR, NULL_MOVE, QUIESCENCE, ASPIRATE, KEEP_PV, ORDERING = 1, 2, 4, 8, 16, 32, 64
-ALL_TECHNIQUES = PVS | LMR | NULL_MOVE | QUIESCENCE | ASPIRATE | KEEP_PV | ORDERING
-DEFAULT_TECHNIQUES = ALL_TECHNIQUES  # what ``alphabeta`` (and so ``strong``) uses unless told
+EXTENSION_ROOM = 16      # check extensions stop this many plies short of MAX_PLY (room for quiescence)
+# techniques, as bits of ``techniques`` (each can be turned on or off to measure it)
+PVS, LMR, NULL_MOVE, QUIESCENCE, ASPIRATE, KEEP_PV, ORDERING, CHECK_EXTENSION = 1, 2, 4, 8, 16, 32, 64, 128
+ALL_TECHNIQUES = PVS | LMR | NULL_MOVE | QUIESCENCE | ASPIRATE | KEEP_PV | ORDERING | CHECK_EXTENSION
+# what ``alphabeta`` (and so ``strong``) uses unless told: the techniques a paired match kept
+# (``check_extension`` is a candidate, not measured yet)
+DEFAULT_TECHNIQUES = ALL_TECHNIQUES & ~CHECK_EXTENSION
 TECHNIQUES = {"pvs": PVS, "lmr": LMR, "null_move": NULL_MOVE, "quiescence": QUIESCENCE, "aspiration": ASPIRATE,
-              "keep_pv": KEEP_PV, "ordering": ORDERING}
+              "keep_pv": KEEP_PV, "ordering": ORDERING, "check_extension": CHECK_EXTENSION}
 # Weight indices, by name from the declared order of FEATURES.
 INDEX = feature_index(FEATURES)
 (W_ADVISOR, W_ELEPHANT, W_HORSE, W_CHARIOT, W_CANNON, W_SOLDIER, W_CROSSED, W_ADVANCE, W_PST, W_MOBILITY,
@@ -340,6 +345,10 @@ def negamax(board, slot_of, plist, st, depth, alpha, beta, ply, weights, info, m
         return evaluate(board, plist, side, weights, move_buf[ply])
     if _time_up(info):
         return 0.0
+    king = plist[side * 16]
+    checked = (not pseudo) and is_attacked(board, king, side)
+    if checked and (techniques & CHECK_EXTENSION) and ply + depth < MAX_PLY - EXTENSION_ROOM:
+        depth += 1  # a check is searched a ply deeper: forced lines are where a horizon hides a loss
     use_table = game_ply + ply + depth < MOVE_LIMIT  # values near the limit depend on the ply
     key = st[HASH]
     slot = key & ((1 << TT_BITS) - 1)
@@ -351,8 +360,6 @@ def negamax(board, slot_of, plist, st, depth, alpha, beta, ply, weights, info, m
             flag = tt_flag[slot]
             if flag == EXACT or (flag == LOWER and value >= beta) or (flag == UPPER and value <= alpha):
                 return value
-    king = plist[side * 16]
-    checked = (not pseudo) and is_attacked(board, king, side)
     pv_node = beta - alpha > EPSILON * 2
     if (techniques & NULL_MOVE) and not pv_node and not checked and depth >= NULL_DEPTH and ply > 1 \
             and beta < WIN - MAX_PLY and _has_pieces(board, plist, side) \
@@ -535,7 +542,8 @@ def search(rules: Rules, state: State, weights: np.ndarray, *, depth: int | None
         nodes: node budget (deterministic).
         deadline: a ``time.monotonic()`` instant to stop at (live play).
         seed: breaks ties between equally valued root moves.
-        techniques: bits of ``TECHNIQUES`` to use (all by default; turning one off measures it).
+        techniques: bits of ``TECHNIQUES`` to use (``DEFAULT_TECHNIQUES`` unless told; turning one on or
+            off measures it).
 
     Returns:
         The chosen action, its value in pawns for the side to move, the last
