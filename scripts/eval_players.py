@@ -38,7 +38,9 @@ the stored games of the player it would replace.
 
 Each row plays ``--matches`` seeded matches (seeds 0..N-1, two random opening
 plies for variety) and shows the mean documented score with its 95% interval
-(Student t, `harness.ratings.mean_interval`) and wins/draws/losses. Then, per game, the largest alpha-beta
+inside the game's score bounds (`harness.ratings.bounded_mean_interval`:
+Student t clipped to the bounds, Wilson for a score of two values such as
+Chinese chess's rank 1) and wins/draws/losses. Then, per game, the largest alpha-beta
 depth whose slowest move over a set of positions stays under ``--budget``
 seconds on one core, and the node limit that fits the same budget.
 Matches run in a process pool (``--workers``), one match per task, seed by
@@ -80,7 +82,7 @@ from rich.table import Table
 
 from harness.games import load as load_game
 from harness.match import MatchResult, MatchSpec, build_result, play_match
-from harness.ratings import mean_interval
+from harness.ratings import bounded_mean_interval, mean_interval
 from harness.replay import replay_states
 from harness.testing import random_positions
 import players
@@ -188,8 +190,9 @@ def ladder_markdown(totals: list[dict]) -> str:
 
 
 def summarise(results: list[MatchResult]) -> dict:
-    """Mean score with its 95% interval, W/D/L, and time per player move."""
-    mean, low, high = mean_interval([r.score for r in results])
+    """Mean score with its 95% interval inside the game's score bounds (``harness.ratings``: Wilson for a
+    score of two values, as Chinese chess's rank 1 or not), W/D/L, and time per player move."""
+    mean, low, high = bounded_mean_interval([r.score for r in results], load_game(results[0].game).score_bounds())
     count = {key: sum(1 for r in results if r.outcome == key) for key in ("win", "draw", "loss")}
     errors = sum(1 for r in results if r.error)
     player_moves = sum((r.plies + 1) // 2 for r in results)
