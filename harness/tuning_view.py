@@ -105,11 +105,11 @@ def validation_table(validation: Validation) -> Any:
     """A rich renderable of the validation: both means with 95% intervals, the paired difference,
     the verdict, and the two players' specs."""
     measure = "score" if validation.objective in ("mean_score", "lcb") else validation.objective
-    settings = "".join(f", {key}={value:,}" if isinstance(value, int) else f", {key}={value}"
-                       for key, value in validation.settings.items())
+    settings = ", ".join(f"{key}={value:,}" if isinstance(value, int) else f"{key}={value}"
+                         for key, value in validation.settings.items())
     table = Table(title=f"validation of {validation.study}: {validation.games} paired games on "
                         f"{validation.game} vs {validation.opponent}"
-                        + (f" (both players at{settings[1:]}, not the trials' settings)" if settings else ""))
+                        + (f" (both players at {settings}, not the trials' settings)" if settings else ""))
     for column in ("", f"mean {measure}", "95% interval"):
         table.add_column(column, no_wrap=True)
     tuned = f"tuned (trial {validation.best_trial})"

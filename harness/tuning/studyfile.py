@@ -25,7 +25,7 @@ from harness.match import MatchSpec
 from harness.tuning.objectives import OBJECTIVES
 
 __all__ = ["OBJECTIVES", "SAMPLERS", "PRUNERS", "WeightRange", "StudyFile", "parse_study_file",
-           "load_study_file", "spec_key"]
+           "load_study_file", "opponent_of", "opponents_label", "spec_key"]
 
 SAMPLERS = ("tpe", "random", "cmaes")
 PRUNERS = ("wilcoxon", "halving", "none")
@@ -66,7 +66,7 @@ class StudyFile:
     name: str
     game: str
     player: dict[str, Any]
-    opponents: tuple[str, ...]  # seed s plays opponents[s % len(opponents)]
+    opponents: tuple[str, ...]  # they take turns by seed (``opponent_of``)
     weights: tuple[WeightRange, ...]
     objective: str
     sampler: str
@@ -87,8 +87,8 @@ class StudyFile:
 
     @property
     def opponent(self) -> str:
-        """The opponent as people read it: its spec, or the specs joined by ' + ' for several."""
-        return " + ".join(self.opponents)
+        """The opponent as people read it (``opponents_label``)."""
+        return opponents_label(self.opponents)
 
     @property
     def games(self) -> int:
@@ -125,9 +125,8 @@ class StudyFile:
                            self.game).spec
 
     def matches(self, player: str, opponents: Sequence[str], seeds: Iterable[int]) -> list[MatchSpec]:
-        """The match specs of ``player`` on ``seeds``, in seed order: seed ``s`` against
-        ``opponents[s % len(opponents)]`` (the study's opponents, as resolved for the run)."""
-        return [MatchSpec(self.game, player, opponents[seed % len(opponents)], seed, self.opening_plies)
+        """The match specs of ``player`` on ``seeds``, in seed order, each against ``opponent_of`` its seed."""
+        return [MatchSpec(self.game, player, opponent_of(seed, opponents), seed, self.opening_plies)
                 for seed in seeds]
 
     def fingerprint(self) -> str:
@@ -141,6 +140,16 @@ class StudyFile:
             "opening_plies": self.opening_plies,
             **({"params": [[p.name, p.low, p.high, p.log, p.choices, p.integer] for p in self.params]}
                if self.params else {})}, sort_keys=True)
+
+
+def opponent_of(seed: int, opponents: Sequence[str]) -> str:
+    """The opponent seed ``seed`` plays: a study's opponents take turns, ``opponents[seed % n]``."""
+    return opponents[seed % len(opponents)]
+
+
+def opponents_label(opponents: Sequence[str]) -> str:
+    """Opponents as people read them and runs record them: one spec, or the specs joined by ' + '."""
+    return " + ".join(opponents)
 
 
 def spec_key(name: str, weights: Iterable[str]) -> str:

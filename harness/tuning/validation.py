@@ -19,7 +19,7 @@ from harness.errors import InvalidInput
 from harness.tuning.events import OnEvent, ValidationProgress, ignore
 from harness.tuning.objectives import game_value, value_bounds
 from harness.tuning.stored import database_url, load_stored_study, study_reference
-from harness.tuning.studyfile import StudyFile
+from harness.tuning.studyfile import StudyFile, opponent_of, opponents_label
 from players.named import SpecResolver
 
 if TYPE_CHECKING:
@@ -100,7 +100,7 @@ def _recorded_values(config: StudyFile, db: Database, runs: dict[str, tuple[str,
     seeds = set(config.validation_seeds)
     return {label: {record.seed: game_value(record, config.objective) for record in db.matches(run_id=run_id)
                     if record.seed in seeds and record.player == spec
-                    and record.opponent == opponents[record.seed % len(opponents)]}
+                    and record.opponent == opponent_of(record.seed, opponents)}
             for label, (spec, run_id) in runs.items()}
 
 
@@ -151,7 +151,8 @@ def _validation_run(db: Database, config: StudyFile, label: str, spec: str, oppo
     if existing is not None or not create:
         return None if existing is None else existing.id
     return db.start_run("study", config.game, {"study": config.name, "validation": label, "player": spec,
-                                                "opponent": " + ".join(opponents)}, name=name, study=config.name)
+                                                "opponent": opponents_label(opponents)}, name=name,
+                        study=config.name)
 
 
 def _validation(config: StudyFile, db: Database, url: str, play: Callable[..., int] | None = None,
@@ -191,11 +192,12 @@ def _validation(config: StudyFile, db: Database, url: str, play: Callable[..., i
     seeds = list(config.validation_seeds)
     bounds = value_bounds(config.game, config.objective)
     by_opponent = tuple(
-        OpponentValidation(opponent, *_paired(values, [s for s in seeds if s % len(opponents) == index], bounds))
-        for index, opponent in enumerate(opponents)) if len(opponents) > 1 else ()
+        OpponentValidation(opponent, *_paired(values, [s for s in seeds if opponent_of(s, opponents) == opponent],
+                                              bounds))
+        for opponent in opponents) if len(opponents) > 1 else ()
     games, defaults, tuned, difference = _paired(values, seeds, bounds)
     return Validation(
-        study=config.name, game=config.game, opponent=" + ".join(opponents), objective=config.objective,
+        study=config.name, game=config.game, opponent=opponents_label(opponents), objective=config.objective,
         best_trial=best.number, defaults_spec=defaults_spec, tuned_spec=tuned_spec, games=games,
         defaults=defaults, tuned=tuned, difference=difference, named_player=f"tuned:{config.name}",
         settings=dict(config.validation_player), by_opponent=by_opponent), played
