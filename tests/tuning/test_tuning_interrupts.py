@@ -68,6 +68,37 @@ def tune_command(study: pathlib.Path, url: str, workers: int, *extra: str) -> li
             "--stale-after", "2", *extra]
 
 
+class TrialWatch:
+    """Reads a running ``harness tune``'s stderr in a thread and notes its first finished trial."""
+
+    def __init__(self, process: subprocess.Popen) -> None:
+        self.process = process
+        self.lines: list[str] = []
+        self.trial_done = threading.Event()
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self) -> None:
+        for line in self.process.stderr:
+            self.lines.append(line)
+            if TRIAL_DONE.search(line):
+                self.trial_done.set()
+        self.trial_done.set()
+
+    def signal_after_a_trial(self, sig: int, delay: float) -> None:
+        """Send ``sig`` ``delay`` seconds after the run's first finished trial, unless it has ended."""
+        self.trial_done.wait(timeout=120)
+        time.sleep(delay)
+        if self.process.poll() is None:
+            self.process.send_signal(sig)
+
+    def finish(self) -> str:
+        """Wait for the process to end; return all it wrote to stderr."""
+        self.process.wait(timeout=120)
+        self.reader.join(timeout=30)
+        return "".join(self.lines)
+
+
 def stop_mid_study(process: subprocess.Popen, sig: int, delay: float) -> str:
     """Send ``sig`` ``delay`` seconds after the run's first finished trial; return its stderr.
 
@@ -75,25 +106,9 @@ def stop_mid_study(process: subprocess.Popen, sig: int, delay: float) -> str:
     study however slowly the machine starts Python or Ray, so the signal
     tests the stop rather than a study that already ended.
     """
-    lines: list[str] = []
-    trial_done = threading.Event()
-
-    def read() -> None:
-        for line in process.stderr:
-            lines.append(line)
-            if TRIAL_DONE.search(line):
-                trial_done.set()
-        trial_done.set()
-
-    reader = threading.Thread(target=read, daemon=True)
-    reader.start()
-    trial_done.wait(timeout=120)
-    time.sleep(delay)
-    if process.poll() is None:
-        process.send_signal(sig)
-    process.wait(timeout=120)
-    reader.join(timeout=30)
-    return "".join(lines)
+    watch = TrialWatch(process)
+    watch.signal_after_a_trial(sig, delay)
+    return watch.finish()
 
 
 @pytest.mark.slow
@@ -171,23 +186,23 @@ def test_two_drivers_on_postgresql_killed_and_resumed_record_every_game_once(tmp
     try:
         rng = random.Random(21)
         study = tmp_path / "pair.toml"
-        study.write_text(tiny_study("pair", trials=8).replace("parallel = 3\n", ""))
+        study.write_text(tiny_study("pair", trials=24).replace("parallel = 3\n", ""))
         env = dict(os.environ, PYTHONPATH=str(ROOT))
         open_database(url).close()  # the schema before the drivers race to create it
         killed = 0
         for _ in range(2):
-            drivers = [subprocess.Popen(tune_command(study, url, 1), cwd=tmp_path, env=env, stdout=subprocess.PIPE,
-                                        stderr=subprocess.PIPE, text=True, preexec_fn=default_ctrl_c)
+            watches = [TrialWatch(subprocess.Popen(tune_command(study, url, 1), cwd=tmp_path, env=env,
+                                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                                   preexec_fn=default_ctrl_c))
                        for _ in range(2)]
-            time.sleep(rng.uniform(2.0, 5.0))
-            drivers[0].send_signal(signal.SIGKILL)
-            time.sleep(rng.uniform(0.5, 2.0))
-            drivers[1].send_signal(signal.SIGINT)
-            for driver in drivers:
-                _, err = driver.communicate(timeout=120)
-                assert driver.returncode in (0, 130, -signal.SIGINT, -signal.SIGKILL), err[-2000:]
+            # each signal lands after that driver's first finished trial, however slowly it started
+            watches[0].signal_after_a_trial(signal.SIGKILL, rng.uniform(0.0, 0.8))
+            watches[1].signal_after_a_trial(signal.SIGINT, rng.uniform(0.0, 0.8))
+            for watch in watches:
+                err = watch.finish()
+                assert watch.process.returncode in (0, 130, -signal.SIGINT, -signal.SIGKILL), err[-2000:]
                 assert "Traceback" not in err, err[-2000:]
-            killed += drivers[0].returncode == -signal.SIGKILL
+            killed += watches[0].process.returncode == -signal.SIGKILL
         assert killed == 2, "a driver finished before it was killed: the test checked nothing"
         finished = run_to_the_end(tune_command(study, url, 1, "--json"), tmp_path, env)
         assert finished.returncode == 0, finished.stderr[-2000:]
