@@ -172,8 +172,13 @@ def test_node_counts_of_fixed_searches_are_golden():
     before = weight_vector("xiangqi", search_module.GBOT_EVALS["default"])
     assert [search(RULES, start, before, depth=d, seed=0, techniques=plain).nodes for d in (3, 4)] == [6475, 41357]
     assert [search(RULES, start, WEIGHTS, depth=d, seed=0).nodes for d in (3, 4)] == [5648, 25647]
-    every = search_module.ALL_TECHNIQUES  # with the check extension, a candidate off by default
-    assert [search(RULES, start, WEIGHTS, depth=d, seed=0, techniques=every).nodes for d in (3, 4)] == [5648, 25990]
+    default = search_module.DEFAULT_TECHNIQUES  # each candidate, off by default, on its own and together
+    extended = default | search_module.CHECK_EXTENSION
+    assert [search(RULES, start, WEIGHTS, depth=d, seed=0, techniques=extended).nodes for d in (3, 4)] == [5648, 25990]
+    pruned = default | search_module.CAPTURE_PRUNING
+    assert [search(RULES, start, WEIGHTS, depth=d, seed=0, techniques=pruned).nodes for d in (3, 4)] == [3426, 15471]
+    every = search_module.ALL_TECHNIQUES
+    assert [search(RULES, start, WEIGHTS, depth=d, seed=0, techniques=every).nodes for d in (3, 4)] == [3426, 15052]
 
 
 def test_the_check_extension_sees_a_mate_in_two_at_depth_two():
@@ -184,6 +189,23 @@ def test_the_check_extension_sees_a_mate_in_two_at_depth_two():
     assert search(RULES, state, WEIGHTS, depth=2, seed=0).value < WIN - 64
     extended = search(RULES, state, WEIGHTS, depth=2, seed=0, techniques=default | search_module.CHECK_EXTENSION)
     assert extended.value == pytest.approx(WIN - 3) and extended.action in RULES.legal_actions(state)
+
+
+def test_capture_pruning_skips_a_losing_capture_and_keeps_a_free_one():
+    """Black's chariot may take the red soldier the red chariot guards (9 for 1): pruned, so fewer
+    nodes for the same move and value; an unguarded chariot is still taken."""
+    material = weight_vector("xiangqi", search_module.GBOT_EVALS["material"])
+    default = search_module.DEFAULT_TECHNIQUES
+    assert not default & search_module.CAPTURE_PRUNING   # a candidate until a paired match keeps it
+    pruned = default | search_module.CAPTURE_PRUNING
+    guarded = RULES.from_fen("r3k4/4a4/9/9/9/P8/9/9/9/R2K5 w - - 0 1")
+    for depth in (1, 2, 3):
+        full = search(RULES, guarded, material, depth=depth, seed=0, techniques=default)
+        fewer = search(RULES, guarded, material, depth=depth, seed=0, techniques=pruned)
+        assert (fewer.action, fewer.value) == (full.action, full.value) and fewer.nodes < full.nodes
+    free = RULES.from_fen("4k4/4a4/9/9/9/r8/9/9/9/R2K5 w - - 0 1")
+    taken = search(RULES, free, material, depth=2, seed=0, techniques=pruned)
+    assert taken.action == {"from": [9, 0], "to": [5, 0]} and taken.value == pytest.approx(7.0)  # advisor left
 
 
 MIDGAME = "r1bakab1r/9/1cn4c1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C1N2/9/RNBAKAB1R w - - 0 1"
@@ -226,7 +248,8 @@ def test_techniques_are_chosen_by_name_in_the_spec():
     player.reset(0)
     assert player.choose(RULES, RULES.initial_state()) in RULES.legal_actions(RULES.initial_state())
     with pytest.raises(SpecError,
-                       match="valid: default, all, none, pvs, lmr, null_move, quiescence, aspiration, keep_pv, ordering"):
+                       match="valid: default, all, none, pvs, lmr, null_move, quiescence, aspiration, keep_pv, "
+                             "ordering, check_extension, capture_pruning"):
         players.load("alphabeta:techniques=nosuch", game="xiangqi").choose(RULES, RULES.initial_state())
     bot = players.load("gbot:depth=4,eval=default", game="xiangqi")
     assert bot.settings(RULES)["techniques"] == search_module.PLAIN   # the stand-ins keep the plain search

@@ -73,14 +73,18 @@ LMR_AFTER = 3           # ... after this many legal moves of the node
 NULL_DEPTH = 3          # null-move pruning this far from the horizon or more
 NULL_REDUCTION = 2      # ... searching the pass this many plies shallower
 EXTENSION_ROOM = 16      # check extensions stop this many plies short of MAX_PLY (room for quiescence)
+DELTA = 2.0             # capture pruning: a capture that cannot lift alpha by this margin over its prize is skipped
 # techniques, as bits of ``techniques`` (each can be turned on or off to measure it)
-PVS, LMR, NULL_MOVE, QUIESCENCE, ASPIRATE, KEEP_PV, ORDERING, CHECK_EXTENSION = 1, 2, 4, 8, 16, 32, 64, 128
-ALL_TECHNIQUES = PVS | LMR | NULL_MOVE | QUIESCENCE | ASPIRATE | KEEP_PV | ORDERING | CHECK_EXTENSION
+PVS, LMR, NULL_MOVE, QUIESCENCE, ASPIRATE, KEEP_PV, ORDERING, CHECK_EXTENSION, CAPTURE_PRUNING = \
+    1, 2, 4, 8, 16, 32, 64, 128, 256
+ALL_TECHNIQUES = PVS | LMR | NULL_MOVE | QUIESCENCE | ASPIRATE | KEEP_PV | ORDERING | CHECK_EXTENSION | CAPTURE_PRUNING
 # what ``alphabeta`` (and so ``strong``) uses unless told: the techniques a paired match kept
-# (``check_extension`` is a candidate, not measured yet)
-DEFAULT_TECHNIQUES = ALL_TECHNIQUES & ~CHECK_EXTENSION
+# (``check_extension`` and ``capture_pruning`` are candidates)
+CANDIDATES = CHECK_EXTENSION | CAPTURE_PRUNING
+DEFAULT_TECHNIQUES = ALL_TECHNIQUES & ~CANDIDATES
 TECHNIQUES = {"pvs": PVS, "lmr": LMR, "null_move": NULL_MOVE, "quiescence": QUIESCENCE, "aspiration": ASPIRATE,
-              "keep_pv": KEEP_PV, "ordering": ORDERING, "check_extension": CHECK_EXTENSION}
+              "keep_pv": KEEP_PV, "ordering": ORDERING, "check_extension": CHECK_EXTENSION,
+              "capture_pruning": CAPTURE_PRUNING}
 # Weight indices, by name from the declared order of FEATURES.
 INDEX = feature_index(FEATURES)
 (W_ADVISOR, W_ELEPHANT, W_HORSE, W_CHARIOT, W_CANNON, W_SOLDIER, W_CROSSED, W_ADVANCE, W_PST, W_MOBILITY,
@@ -240,8 +244,14 @@ def _time_up(info):
 
 
 @njit(cache=True)
-def quiesce(board, slot_of, plist, st, alpha, beta, ply, weights, info, move_buf, score_buf, pseudo):
-    """Captures only (all evasions when in check) until the position is quiet."""
+def quiesce(board, slot_of, plist, st, alpha, beta, ply, weights, info, move_buf, score_buf, pseudo, techniques):
+    """Captures only (all evasions when in check) until the position is quiet.
+
+    With ``CAPTURE_PRUNING`` (not in check) two kinds of capture are skipped:
+    one whose prize, with ``DELTA`` to spare, cannot lift the standing value to
+    alpha, and one by a piece worth more than its prize onto a square the
+    other side attacks after the move (a likely losing exchange).
+    """
     side = st[SIDE]
     if plist[side * 16] == 0:
         return -WIN + ply
@@ -270,14 +280,23 @@ def quiesce(board, slot_of, plist, st, alpha, beta, ply, weights, info, move_buf
             kept += 1
     legal = 0
     king = plist[side * 16]
+    prune = (techniques & CAPTURE_PRUNING) != 0 and not checked
     for i in range(kept):
         m = _pick(moves, scores, i, kept)
+        prize, spent = 0.0, 0.0
+        if prune:
+            prize, spent = _piece_value(board[m & 255], weights), _piece_value(board[m >> 8], weights)
+            if best + prize + DELTA <= alpha:
+                continue
         undo = make_legal(board, slot_of, plist, st, m, king, checked, pseudo)
         if undo < 0:
             continue
         legal += 1
+        if prune and spent > prize and is_attacked(board, m & 255, side):
+            unmake(board, slot_of, plist, st, m, undo)
+            continue
         value = -quiesce(board, slot_of, plist, st, -beta, -alpha, ply + 1, weights, info,
-                         move_buf, score_buf, pseudo)
+                         move_buf, score_buf, pseudo, techniques)
         unmake(board, slot_of, plist, st, m, undo)
         if info[2] != 0:
             return 0.0
@@ -290,6 +309,15 @@ def quiesce(board, slot_of, plist, st, alpha, beta, ply, weights, info, move_buf
     if checked and legal == 0:
         return -WIN + ply
     return best
+
+
+@njit(cache=True)
+def _piece_value(code, weights):
+    """A piece's material weight for capture pruning (the general priceless)."""
+    kind = code & 7
+    if kind == GENERAL:
+        return WIN
+    return weights[KIND_WEIGHT[kind]] if kind != 0 else 0.0
 
 
 @njit(cache=True)
@@ -337,7 +365,7 @@ def negamax(board, slot_of, plist, st, depth, alpha, beta, ply, weights, info, m
     if depth <= 0:
         if techniques & QUIESCENCE:
             return quiesce(board, slot_of, plist, st, alpha, beta, ply, weights, info,
-                           move_buf, score_buf, pseudo)
+                           move_buf, score_buf, pseudo, techniques)
         if _time_up(info):
             return 0.0
         if generate_legal(board, slot_of, plist, st, move_buf[ply], pseudo) == 0:
