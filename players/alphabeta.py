@@ -32,8 +32,9 @@ class AlphaBetaPlayer(Player):
         "techniques": Param(str, "default", "search techniques to use, joined by +, or all or none; default: "
                                             "those that gained in a paired match (the game's DEFAULT_TECHNIQUES). "
                                             "Ravenward's pvs, lmr, quiescence, aspiration, keep_pv, partial; Chinese "
-                                            "chess's also null_move, ordering, check_extension and capture_pruning; "
-                                            "Totality's pvs, aspiration, keep_pv; for measuring what each gains"),
+                                            "chess's also null_move, ordering and (candidates) check_extension, "
+                                            "capture_pruning, deep_lmr, futility; Totality's pvs, aspiration, "
+                                            "keep_pv; for measuring what each gains"),
     }
 
     def choose(self, rules: Rules, state: State, limits: Limits | None = None) -> Action:

@@ -177,8 +177,10 @@ def test_node_counts_of_fixed_searches_are_golden():
     assert [search(RULES, start, WEIGHTS, depth=d, seed=0, techniques=extended).nodes for d in (3, 4)] == [5648, 25990]
     pruned = default | search_module.CAPTURE_PRUNING
     assert [search(RULES, start, WEIGHTS, depth=d, seed=0, techniques=pruned).nodes for d in (3, 4)] == [3426, 15471]
+    futility = default | search_module.FUTILITY
+    assert [search(RULES, start, WEIGHTS, depth=d, seed=0, techniques=futility).nodes for d in (3, 4)] == [5484, 24909]
     every = search_module.ALL_TECHNIQUES
-    assert [search(RULES, start, WEIGHTS, depth=d, seed=0, techniques=every).nodes for d in (3, 4)] == [3426, 15052]
+    assert [search(RULES, start, WEIGHTS, depth=d, seed=0, techniques=every).nodes for d in (3, 4)] == [3261, 14455]
 
 
 def test_the_check_extension_sees_a_mate_in_two_at_depth_two():
@@ -209,6 +211,19 @@ def test_capture_pruning_skips_a_losing_capture_and_keeps_a_free_one():
 
 
 MIDGAME = "r1bakab1r/9/1cn4c1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C1N2/9/RNBAKAB1R w - - 0 1"
+
+
+@pytest.mark.parametrize("candidate, nodes", [("deep_lmr", 51382), ("futility", 80718)])
+def test_deeper_reductions_and_futility_prune_a_middle_game_and_keep_its_move(candidate, nodes):
+    """Depth 6 of a middle game: the default search visits 103,551 nodes; each candidate far fewer,
+    for the same move and value (both are unsound in general: a paired match decides)."""
+    state = RULES.from_fen(MIDGAME)
+    default = search_module.DEFAULT_TECHNIQUES
+    assert not default & search_module.TECHNIQUES[candidate]
+    plain = search(RULES, state, WEIGHTS, depth=6, seed=0)
+    found = search(RULES, state, WEIGHTS, depth=6, seed=0, techniques=default | search_module.TECHNIQUES[candidate])
+    assert plain.nodes == 103551 and found.nodes == nodes
+    assert (found.action, found.value) == (plain.action, pytest.approx(plain.value))
 
 
 @pytest.mark.parametrize("names", ["", "pvs", "aspiration", "ordering", "pvs+aspiration+keep_pv+ordering"])
@@ -249,7 +264,7 @@ def test_techniques_are_chosen_by_name_in_the_spec():
     assert player.choose(RULES, RULES.initial_state()) in RULES.legal_actions(RULES.initial_state())
     with pytest.raises(SpecError,
                        match="valid: default, all, none, pvs, lmr, null_move, quiescence, aspiration, keep_pv, "
-                             "ordering, check_extension, capture_pruning"):
+                             "ordering, check_extension, capture_pruning, deep_lmr, futility"):
         players.load("alphabeta:techniques=nosuch", game="xiangqi").choose(RULES, RULES.initial_state())
     bot = players.load("gbot:depth=4,eval=default", game="xiangqi")
     assert bot.settings(RULES)["techniques"] == search_module.PLAIN   # the stand-ins keep the plain search

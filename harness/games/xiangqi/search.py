@@ -6,10 +6,11 @@ when in check), and move ordering by the table's move, captures by MVV-LVA,
 two killers per ply and a history table. Principal-variation search,
 late-move reductions, null-move pruning (never in check, nor without a
 chariot, horse or cannon, where zugzwang is likely), aspiration windows and a
-table that keeps the PV come on top, and a check extension (a node in
-check is searched a ply deeper; a candidate, off by default until a paired
-match keeps it); each is a bit of ``TECHNIQUES`` (``techniques``), so a
-paired match measures it. The G-Bot stand-ins keep
+table that keeps the PV come on top. Candidates, off by default until a
+paired match keeps them: a check extension, capture pruning in quiescence,
+deeper late-move reductions (growing with depth and move number, none for a
+check) and futility pruning at the frontier. Each is a bit of
+``TECHNIQUES`` (``techniques``), so a paired match measures it. The G-Bot stand-ins keep
 the plain search of their day (``PLAIN``). Terminal positions are scored by
 the platform's result: the side to move with no legal move, or without its
 general (pseudo legality), has lost; a position at the 120-ply limit is a
@@ -75,16 +76,19 @@ NULL_REDUCTION = 2      # ... searching the pass this many plies shallower
 EXTENSION_ROOM = 16      # check extensions stop this many plies short of MAX_PLY (room for quiescence)
 DELTA = 2.0             # capture pruning: a capture that cannot lift alpha by this margin over its prize is skipped
 # techniques, as bits of ``techniques`` (each can be turned on or off to measure it)
-PVS, LMR, NULL_MOVE, QUIESCENCE, ASPIRATE, KEEP_PV, ORDERING, CHECK_EXTENSION, CAPTURE_PRUNING = \
-    1, 2, 4, 8, 16, 32, 64, 128, 256
-ALL_TECHNIQUES = PVS | LMR | NULL_MOVE | QUIESCENCE | ASPIRATE | KEEP_PV | ORDERING | CHECK_EXTENSION | CAPTURE_PRUNING
+FUTILITY_MARGIN = 1.5   # futility: per ply of depth left, how far below alpha the static value must be
+# techniques, as bits of ``techniques`` (each can be turned on or off to measure it)
+PVS, LMR, NULL_MOVE, QUIESCENCE, ASPIRATE, KEEP_PV, ORDERING, CHECK_EXTENSION, CAPTURE_PRUNING, DEEP_LMR, \
+    FUTILITY = 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024
+ALL_TECHNIQUES = PVS | LMR | NULL_MOVE | QUIESCENCE | ASPIRATE | KEEP_PV | ORDERING | CHECK_EXTENSION \
+    | CAPTURE_PRUNING | DEEP_LMR | FUTILITY
 # what ``alphabeta`` (and so ``strong``) uses unless told: the techniques a paired match kept
-# (``check_extension`` and ``capture_pruning`` are candidates)
-CANDIDATES = CHECK_EXTENSION | CAPTURE_PRUNING
+# (the candidates wait for theirs)
+CANDIDATES = CHECK_EXTENSION | CAPTURE_PRUNING | DEEP_LMR | FUTILITY
 DEFAULT_TECHNIQUES = ALL_TECHNIQUES & ~CANDIDATES
 TECHNIQUES = {"pvs": PVS, "lmr": LMR, "null_move": NULL_MOVE, "quiescence": QUIESCENCE, "aspiration": ASPIRATE,
               "keep_pv": KEEP_PV, "ordering": ORDERING, "check_extension": CHECK_EXTENSION,
-              "capture_pruning": CAPTURE_PRUNING}
+              "capture_pruning": CAPTURE_PRUNING, "deep_lmr": DEEP_LMR, "futility": FUTILITY}
 # Weight indices, by name from the declared order of FEATURES.
 INDEX = feature_index(FEATURES)
 (W_ADVISOR, W_ELEPHANT, W_HORSE, W_CHARIOT, W_CANNON, W_SOLDIER, W_CROSSED, W_ADVANCE, W_PST, W_MOBILITY,
@@ -115,6 +119,9 @@ def _piece_square_tables() -> np.ndarray:
 
 
 PST = _piece_square_tables()
+# deep_lmr: plies a late quiet move is reduced by, by depth left and move number (both capped at 63)
+REDUCTION = np.array([[max(1, int(0.5 + np.log(d) * np.log(m) / 2.0)) if d and m else 1 for m in range(64)]
+                      for d in range(64)], dtype=np.int64)
 
 
 @njit(cache=True)
@@ -389,6 +396,10 @@ def negamax(board, slot_of, plist, st, depth, alpha, beta, ply, weights, info, m
             if flag == EXACT or (flag == LOWER and value >= beta) or (flag == UPPER and value <= alpha):
                 return value
     pv_node = beta - alpha > EPSILON * 2
+    # futility: near the horizon, a position far below alpha tries its captures and checks only
+    futile = (techniques & FUTILITY) != 0 and not pv_node and not checked and depth <= 2 \
+        and abs(alpha) < WIN - MAX_PLY \
+        and evaluate(board, plist, side, weights, move_buf[ply]) + FUTILITY_MARGIN * depth <= alpha
     if (techniques & NULL_MOVE) and not pv_node and not checked and depth >= NULL_DEPTH and ply > 1 \
             and beta < WIN - MAX_PLY and _has_pieces(board, plist, side) \
             and evaluate(board, plist, side, weights, move_buf[ply]) >= beta:
@@ -419,8 +430,18 @@ def negamax(board, slot_of, plist, st, depth, alpha, beta, ply, weights, info, m
         if undo < 0:
             continue
         legal += 1
+        if futile and legal > 1 and quiet and not is_attacked(board, plist[(1 - side) * 16], 1 - side):
+            unmake(board, slot_of, plist, st, m, undo)
+            continue
         if legal > 1 and (pvs or lmr):
             reduce = 1 if lmr and quiet and not checked and legal > LMR_AFTER and depth >= LMR_DEPTH else 0
+            if reduce and (techniques & DEEP_LMR):
+                # more for later moves deeper down, less in the PV, none for a check
+                if is_attacked(board, plist[(1 - side) * 16], 1 - side):
+                    reduce = 0
+                else:
+                    reduce = REDUCTION[min(depth, 63), min(legal, 63)] - (1 if pv_node else 0)
+                    reduce = max(1, min(reduce, depth - 2))
             # a null window (PVS) or the full one, reduced first if the move is late and quiet
             low = -alpha - EPSILON if pvs else -beta
             value = -negamax(board, slot_of, plist, st, depth - 1 - reduce, low, -alpha, ply + 1, weights, info,
