@@ -34,7 +34,7 @@ from harness.games import Rules, State
 from harness.games.xiangqi import _core as core
 from harness.games.xiangqi._core import (ADVISOR, CANNON, CHARIOT, ELEPHANT, GENERAL, HASH, HORSE, OFF,
                                          INDEX_OF_SQUARE, MAX_MOVES, NSQ, OWN_HALF, SIDE, SOLDIER, generate,
-                                         generate_legal, is_attacked, make, make_legal, unmake)
+                                         generate_legal, in_check, is_attacked, make, make_legal, unmake)
 from harness.games.xiangqi import MOVE_LIMIT
 from harness.games.xiangqi.features import FEATURES
 from harness.games.gamekit import SearchResult, feature_index
@@ -75,7 +75,6 @@ NULL_DEPTH = 3          # null-move pruning this far from the horizon or more
 NULL_REDUCTION = 2      # ... searching the pass this many plies shallower
 EXTENSION_ROOM = 16      # check extensions stop this many plies short of MAX_PLY (room for quiescence)
 DELTA = 2.0             # capture pruning: a capture that cannot lift alpha by this margin over its prize is skipped
-# techniques, as bits of ``techniques`` (each can be turned on or off to measure it)
 FUTILITY_MARGIN = 1.5   # futility: per ply of depth left, how far below alpha the static value must be
 # techniques, as bits of ``techniques`` (each can be turned on or off to measure it)
 PVS, LMR, NULL_MOVE, QUIESCENCE, ASPIRATE, KEEP_PV, ORDERING, CHECK_EXTENSION, CAPTURE_PRUNING, DEEP_LMR, \
@@ -430,14 +429,14 @@ def negamax(board, slot_of, plist, st, depth, alpha, beta, ply, weights, info, m
         if undo < 0:
             continue
         legal += 1
-        if futile and legal > 1 and quiet and not is_attacked(board, plist[(1 - side) * 16], 1 - side):
+        if futile and legal > 1 and quiet and not in_check(board, plist, 1 - side):
             unmake(board, slot_of, plist, st, m, undo)
             continue
         if legal > 1 and (pvs or lmr):
             reduce = 1 if lmr and quiet and not checked and legal > LMR_AFTER and depth >= LMR_DEPTH else 0
             if reduce and (techniques & DEEP_LMR):
                 # more for later moves deeper down, less in the PV, none for a check
-                if is_attacked(board, plist[(1 - side) * 16], 1 - side):
+                if in_check(board, plist, 1 - side):
                     reduce = 0
                 else:
                     reduce = REDUCTION[min(depth, 63), min(legal, 63)] - (1 if pv_node else 0)
