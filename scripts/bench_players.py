@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Benchmark the searching players per game; prints one JSON line.
 
-Usage: scripts/bench_players.py [--json] [--seconds S] [--positions N] [GAME ...]
+Usage: scripts/bench_players.py [--json] [--seconds S] [--positions N] [--with NAMES] [GAME ...]
 
 For each game (default: every game with a compiled search) it takes the start
 position and positions after seeded random openings, and measures on one core
@@ -9,6 +9,8 @@ position and positions after seeded random openings, and measures on one core
 - alpha-beta: nodes per second of wall time and of CPU time (from
   ``SearchResult.nodes``; CPU time is robust on a shared machine) and the
   depth its iterative deepening completes within ``--seconds`` per move;
+  with ``--with lazy_eval`` (techniques joined by ``+``) the same again with
+  those added to the default, side by side in one run;
 - MCTS: iterations per CPU second with random playouts (compiled when the
   game has a compiled rollout, else Python), and with evaluation-guided leaves;
 - Chinese chess: Fairy-Stockfish (when installed) on the same positions for
@@ -30,6 +32,8 @@ from harness.games import Rules, State, load as load_game
 from harness.testing import random_positions
 from players import search as searches
 from players.features import weight_vector
+from harness.errors import SpecError
+from players.alphabeta import technique_bits
 from players.ladder import FAIRY_STOCKFISH
 from players.mcts import compiled_rollout
 from players.process import find_program
@@ -38,16 +42,18 @@ from players.uci import UCIEngine
 MCTS_ITERATIONS = 200
 
 
-def bench_alphabeta(rules: Rules, states: list[State], seconds: float) -> dict:
+def bench_alphabeta(rules: Rules, states: list[State], seconds: float, techniques: int | None = None) -> dict:
     """Time-limited searches from each position: nodes per second and the depth reached."""
-    search = searches.module(rules.name).search
+    module = searches.module(rules.name)
+    search = module.search
     weights = weight_vector(rules.name)
-    search(rules, states[0], weights, depth=2, nodes=None, deadline=None, seed=0)  # compile / warm up
+    chosen = {} if techniques is None else {"techniques": techniques}
+    search(rules, states[0], weights, depth=2, nodes=None, deadline=None, seed=0, **chosen)  # compile / warm up
     nodes, elapsed, cpu, depths = 0, 0.0, 0.0, []
     for index, state in enumerate(states):
         started, cpu_started = time.perf_counter(), time.process_time()
         result = search(rules, state, weights, depth=64, nodes=None,
-                        deadline=time.monotonic() + seconds, seed=index)
+                        deadline=time.monotonic() + seconds, seed=index, **chosen)
         elapsed += time.perf_counter() - started
         cpu += time.process_time() - cpu_started
         nodes += result.nodes
@@ -101,11 +107,15 @@ def bench_fairy_stockfish(rules: Rules, states: list[State], seconds: float) -> 
             "depth_median": statistics.median(depths), "depth_min": min(depths), "depth_max": max(depths)}
 
 
-def run(games: list[str], seconds: float, count: int) -> dict:
-    """The measurements of every game, keyed by game spec."""
+def run(games: list[str], seconds: float, count: int, added: str | None = None) -> dict:
+    """The measurements of every game, keyed by game spec (``added``: techniques to measure on top)."""
     report: dict = {"seconds_per_move": seconds, "positions": count, "games": {}}
     for game in games:
         rules = load_game(game)
+        module = searches.module(rules.name)
+        bits = None  # a bad name is refused before any measuring
+        if added and hasattr(module, "TECHNIQUES"):
+            bits = module.DEFAULT_TECHNIQUES | technique_bits(module.TECHNIQUES, added)
         states = random_positions(rules, count)
         report["games"][rules.spec] = {
             "alphabeta": bench_alphabeta(rules, states, seconds),
@@ -114,6 +124,8 @@ def run(games: list[str], seconds: float, count: int) -> dict:
             "mcts_eval_iterations_per_s": bench_mcts(rules, states,
                                                      f"mcts:iterations={MCTS_ITERATIONS},rollout=eval"),
         }
+        if bits is not None:
+            report["games"][rules.spec][f"alphabeta_with_{added}"] = bench_alphabeta(rules, states, seconds, bits)
         if rules.name == "xiangqi":
             report["games"][rules.spec]["fairy_stockfish"] = bench_fairy_stockfish(rules, states, seconds)
     return report
@@ -125,8 +137,14 @@ def main() -> int:
     parser.add_argument("--json", action="store_true", help="print one JSON line (the default output)")
     parser.add_argument("--seconds", type=float, default=1.0, help="alpha-beta time per move")
     parser.add_argument("--positions", type=int, default=4, help="positions per game")
+    parser.add_argument("--with", dest="added", metavar="NAMES",
+                        help="also measure alpha-beta with these techniques (joined by +) added to the default")
     args = parser.parse_args()
-    print(json.dumps(run(args.games or searches.available(), args.seconds, args.positions)))
+    try:
+        print(json.dumps(run(args.games or searches.available(), args.seconds, args.positions, args.added)))
+    except SpecError as error:
+        print(f"bench_players: {error}", file=sys.stderr)
+        return 2
     return 0
 
 

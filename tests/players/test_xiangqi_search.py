@@ -179,6 +179,8 @@ def test_node_counts_of_fixed_searches_are_golden():
     assert [search(RULES, start, WEIGHTS, depth=d, seed=0, techniques=pruned).nodes for d in (3, 4)] == [3426, 15471]
     futility = default | search_module.FUTILITY
     assert [search(RULES, start, WEIGHTS, depth=d, seed=0, techniques=futility).nodes for d in (3, 4)] == [5484, 24909]
+    lazy = default | search_module.LAZY_EVAL   # no standing value of these searches lies near its bound
+    assert [search(RULES, start, WEIGHTS, depth=d, seed=0, techniques=lazy).nodes for d in (3, 4)] == [5648, 25647]
     every = search_module.ALL_TECHNIQUES
     assert [search(RULES, start, WEIGHTS, depth=d, seed=0, techniques=every).nodes for d in (3, 4)] == [3261, 14455]
 
@@ -226,6 +228,29 @@ def test_deeper_reductions_and_futility_prune_a_middle_game_and_keep_its_move(ca
     assert (found.action, found.value) == (plain.action, pytest.approx(plain.value))
 
 
+def test_lazy_evaluation_adds_the_move_counts_only_where_they_could_matter():
+    """The split evaluation is the full one to the last bit; with ``lazy_eval`` quiescence skips the move
+    counts a margin away from its window, so depth 6 of a middle game keeps the move and value of the
+    full search (103,551 nodes) in 103,432."""
+    state = RULES.from_fen(FEATURE_POSITION)
+    board, _, plist, _ = RULES.position(state)
+    moves = np.empty(256, dtype=np.int64)
+    static = search_module._static_value(board, plist, WEIGHTS)
+    full_value = evaluate(board, plist, 0, WEIGHTS, moves)
+    assert search_module._add_mobility(static, board, plist, WEIGHTS, moves) == full_value
+    per_move, none = (weight_vector("xiangqi", {"mobility": m}) for m in (1.0, 0.0))
+    counts = evaluate(board, plist, 0, per_move, moves) - evaluate(board, plist, 0, none, moves)
+    assert 0 < abs(counts) <= search_module.LAZY_MOVES   # the bound covers this position's move-count difference
+    assert search_module._mobility_bound(WEIGHTS) == pytest.approx(search_module.LAZY_MOVES * 0.05)
+    default = search_module.DEFAULT_TECHNIQUES
+    assert not default & search_module.LAZY_EVAL   # a candidate until a paired match keeps it
+    midgame = RULES.from_fen(MIDGAME)
+    full = search(RULES, midgame, WEIGHTS, depth=6, seed=0)
+    lazy = search(RULES, midgame, WEIGHTS, depth=6, seed=0, techniques=default | search_module.LAZY_EVAL)
+    assert (full.nodes, lazy.nodes) == (103551, 103432)
+    assert (lazy.action, lazy.value) == (full.action, pytest.approx(full.value))
+
+
 @pytest.mark.parametrize("names", ["", "pvs", "aspiration", "ordering", "pvs+aspiration+keep_pv+ordering"])
 def test_sound_techniques_save_nodes_but_keep_the_value_of_a_fixed_depth(names):
     state = RULES.from_fen(MIDGAME)
@@ -264,7 +289,7 @@ def test_techniques_are_chosen_by_name_in_the_spec():
     assert player.choose(RULES, RULES.initial_state()) in RULES.legal_actions(RULES.initial_state())
     with pytest.raises(SpecError,
                        match="valid: default, all, none, pvs, lmr, null_move, quiescence, aspiration, keep_pv, "
-                             "ordering, check_extension, capture_pruning, deep_lmr, futility"):
+                             "ordering, check_extension, capture_pruning, deep_lmr, futility, lazy_eval"):
         players.load("alphabeta:techniques=nosuch", game="xiangqi").choose(RULES, RULES.initial_state())
     bot = players.load("gbot:depth=4,eval=default", game="xiangqi")
     assert bot.settings(RULES)["techniques"] == search_module.PLAIN   # the stand-ins keep the plain search

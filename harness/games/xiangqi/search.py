@@ -9,7 +9,8 @@ chariot, horse or cannon, where zugzwang is likely), aspiration windows and a
 table that keeps the PV come on top. Candidates, off by default until a
 paired match keeps them: a check extension, capture pruning in quiescence,
 deeper late-move reductions (growing with depth and move number, none for a
-check) and futility pruning at the frontier. Each is a bit of
+check), futility pruning at the frontier and a lazy evaluation (quiescence
+counts the moves only near its window). Each is a bit of
 ``TECHNIQUES`` (``techniques``), so a paired match measures it. The G-Bot stand-ins keep
 the plain search of their day (``PLAIN``). Terminal positions are scored by
 the platform's result: the side to move with no legal move, or without its
@@ -76,18 +77,20 @@ NULL_REDUCTION = 2      # ... searching the pass this many plies shallower
 EXTENSION_ROOM = 16      # check extensions stop this many plies short of MAX_PLY (room for quiescence)
 DELTA = 2.0             # capture pruning: a capture that cannot lift alpha by this margin over its prize is skipped
 FUTILITY_MARGIN = 1.5   # futility: per ply of depth left, how far below alpha the static value must be
+LAZY_MOVES = 40         # lazy evaluation: the move-count difference assumed at most (99.9% of game positions)
 # techniques, as bits of ``techniques`` (each can be turned on or off to measure it)
 PVS, LMR, NULL_MOVE, QUIESCENCE, ASPIRATE, KEEP_PV, ORDERING, CHECK_EXTENSION, CAPTURE_PRUNING, DEEP_LMR, \
-    FUTILITY = 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024
+    FUTILITY, LAZY_EVAL = 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048
 ALL_TECHNIQUES = PVS | LMR | NULL_MOVE | QUIESCENCE | ASPIRATE | KEEP_PV | ORDERING | CHECK_EXTENSION \
-    | CAPTURE_PRUNING | DEEP_LMR | FUTILITY
+    | CAPTURE_PRUNING | DEEP_LMR | FUTILITY | LAZY_EVAL
 # what ``alphabeta`` (and so ``strong``) uses unless told: the techniques a paired match kept
 # (the candidates wait for theirs)
-CANDIDATES = CHECK_EXTENSION | CAPTURE_PRUNING | DEEP_LMR | FUTILITY
+CANDIDATES = CHECK_EXTENSION | CAPTURE_PRUNING | DEEP_LMR | FUTILITY | LAZY_EVAL
 DEFAULT_TECHNIQUES = ALL_TECHNIQUES & ~CANDIDATES
 TECHNIQUES = {"pvs": PVS, "lmr": LMR, "null_move": NULL_MOVE, "quiescence": QUIESCENCE, "aspiration": ASPIRATE,
               "keep_pv": KEEP_PV, "ordering": ORDERING, "check_extension": CHECK_EXTENSION,
-              "capture_pruning": CAPTURE_PRUNING, "deep_lmr": DEEP_LMR, "futility": FUTILITY}
+              "capture_pruning": CAPTURE_PRUNING, "deep_lmr": DEEP_LMR, "futility": FUTILITY,
+              "lazy_eval": LAZY_EVAL}
 # Weight indices, by name from the declared order of FEATURES.
 INDEX = feature_index(FEATURES)
 (W_ADVISOR, W_ELEPHANT, W_HORSE, W_CHARIOT, W_CANNON, W_SOLDIER, W_CROSSED, W_ADVANCE, W_PST, W_MOBILITY,
@@ -143,9 +146,9 @@ def _exposure(board, king, owner):
 
 
 @njit(cache=True)
-def evaluate(board, plist, side, weights, moves):
-    """The static value for ``side`` (to move) in pawns: material, piece squares, safety, mobility,
-    pieces over the river, the general's open lines and pieces left hanging."""
+def _static_value(board, plist, weights):
+    """Red's value in pawns without the move counts: material, piece squares, safety, pieces over the
+    river, the general's open lines and pieces left hanging."""
     score = 0.0
     hanging = weights[W_HANGING] != 0.0
     for owner in range(2):
@@ -184,6 +187,14 @@ def evaluate(board, plist, side, weights, moves):
         score += sign * (weights[W_ACROSS] * across - weights[W_HANGING] * lost)
         if weights[W_EXPOSED] != 0.0 and plist[owner * 16] != 0:
             score -= sign * weights[W_EXPOSED] * _exposure(board, plist[owner * 16], owner)
+    return score
+
+
+@njit(cache=True)
+def _add_mobility(score, board, plist, weights, moves):
+    """Red's ``score`` plus the move counts' value (all moves, and by horse, chariot and cannon): the
+    dearest part of the evaluation, since it generates both sides' moves. Added in one fixed order so a
+    lazy and a full evaluation agree to the last bit."""
     if weights[W_MOBILITY] != 0.0 or weights[W_HORSE_MOBILITY] != 0.0 or weights[W_CHARIOT_MOBILITY] != 0.0 \
             or weights[W_CANNON_MOBILITY] != 0.0:
         # move counts, red minus black: all, and by the moving kind
@@ -203,7 +214,22 @@ def evaluate(board, plist, side, weights, moves):
         score += weights[W_MOBILITY] * moves_diff
         score += weights[W_HORSE_MOBILITY] * horse_diff + weights[W_CHARIOT_MOBILITY] * chariot_diff \
             + weights[W_CANNON_MOBILITY] * cannon_diff
+    return score
+
+
+@njit(cache=True)
+def evaluate(board, plist, side, weights, moves):
+    """The static value for ``side`` (to move) in pawns: material, piece squares, safety, mobility,
+    pieces over the river, the general's open lines and pieces left hanging."""
+    score = _add_mobility(_static_value(board, plist, weights), board, plist, weights, moves)
     return score if side == 0 else -score
+
+
+@njit(cache=True)
+def _mobility_bound(weights):
+    """The most the move counts can add or take (``LAZY_MOVES`` moves of each counted kind)."""
+    return LAZY_MOVES * (abs(weights[W_MOBILITY]) + abs(weights[W_HORSE_MOBILITY])
+                         + abs(weights[W_CHARIOT_MOBILITY]) + abs(weights[W_CANNON_MOBILITY]))
 
 
 @njit(cache=True)
@@ -256,7 +282,9 @@ def quiesce(board, slot_of, plist, st, alpha, beta, ply, weights, info, move_buf
     With ``CAPTURE_PRUNING`` (not in check) two kinds of capture are skipped:
     one whose prize, with ``DELTA`` to spare, cannot lift the standing value to
     alpha, and one by a piece worth more than its prize onto a square the
-    other side attacks after the move (a likely losing exchange).
+    other side attacks after the move (a likely losing exchange). With
+    ``LAZY_EVAL`` the standing value counts the moves only when the rest of
+    the evaluation lies within ``_mobility_bound`` of the window.
     """
     side = st[SIDE]
     if plist[side * 16] == 0:
@@ -270,7 +298,17 @@ def quiesce(board, slot_of, plist, st, alpha, beta, ply, weights, info, move_buf
         return evaluate(board, plist, side, weights, moves)
     best = -INFINITY
     if not checked:
-        best = evaluate(board, plist, side, weights, moves)
+        if techniques & LAZY_EVAL:
+            # the move counts are generated only when they could decide the standing value's place
+            # against the window: a position a margin above beta or below alpha stands on the rest
+            sign = 1.0 if side == 0 else -1.0
+            static = _static_value(board, plist, weights)
+            margin = _mobility_bound(weights)
+            best = sign * static
+            if best - margin < beta and best + margin > alpha:
+                best = sign * _add_mobility(static, board, plist, weights, moves)
+        else:
+            best = evaluate(board, plist, side, weights, moves)
         if best >= beta:
             return best
         if best > alpha:
