@@ -85,6 +85,22 @@ def test_a_mate_on_the_last_ply_is_found_and_the_limit_is_a_draw():
     assert search(RULES, quiet, WEIGHTS, depth=4, seed=0).value == 0.0
 
 
+def test_the_move_limit_is_worth_its_weight_to_the_side_the_search_plays():
+    """Rank 1 for both at the limit: with ``move_limit`` the searching side values it like a win, however
+    far behind, at either parity of the plies left (at 0, a draw); a mate before the limit still counts
+    first."""
+    behind = RULES.from_fen("3k5/9/9/9/9/9/9/9/R8/4K4 b - - 0 60")   # ply 119, black a chariot down
+    assert search(RULES, behind, WEIGHTS, depth=3, seed=0).value == 0.0
+    valued = weight_vector("xiangqi", {"move_limit": 50.0})
+    assert search(RULES, behind, valued, depth=3, seed=0).value == pytest.approx(50.0)
+    two_left = RULES.from_fen("3k5/9/9/9/r8/9/9/9/4K4/9 w - - 0 60")  # ply 118, red a chariot down
+    assert search(RULES, two_left, valued, depth=4, seed=0).value == pytest.approx(50.0)
+    assert search(RULES, two_left, WEIGHTS, depth=4, seed=0).value == 0.0
+    mate = RULES.from_fen("3k5/9/9/9/9/9/9/9/r7r/4K4 b - - 0 60")
+    assert search(RULES, mate, valued, depth=4, seed=0).value == pytest.approx(WIN - 1)
+    assert search_module.GBOT_EVALS["default"]["move_limit"] == 0.0   # the stand-ins keep the draw
+
+
 def test_search_is_deterministic_and_respects_node_limits():
     state = RULES.initial_state()
     first = search(RULES, state, WEIGHTS, nodes=5000, seed=3)

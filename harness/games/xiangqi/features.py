@@ -5,7 +5,13 @@ vector in this order. Piece values are the common textbook ones (chariot 9,
 cannon 4.5, horse 4, advisor and elephant 2, soldier 1, a crossed soldier 2);
 the general has no material value because losing it ends the game.
 
-The last six features (mobility by piece, pieces over the river, the exposed
+``move_limit`` is not an evaluation term but the value of the 120-ply limit
+for the side the search plays (its opponent the negative): the rules give
+both seats rank 1 there, the score of a win, so a player that only wants
+its score may value surviving to the limit above any material. It starts
+at 0, a draw, until a paired match moves it.
+
+The six features before it (mobility by piece, pieces over the river, the exposed
 general, hanging pieces) start at 0: at first-guess weights (0.08, 0.03,
 0.02, 0.2, 0.3, 0.1) they did not gain in a paired match at 50,000 nodes per
 move (docs/players.md, Search techniques), so they are there for tuning to
@@ -41,6 +47,8 @@ FEATURES: dict[str, Feature] = {f.name: f for f in (
             "most two between) on the general's file or row: pins, and checks a move away"),
     Feature("hanging", 0.0, 0.0, 0.5, "fraction of its value lost per piece attacked by the enemy and "
             "defended by no chariot, horse, cannon, soldier or general"),
+    Feature("move_limit", 0.0, 0.0, 100.0, "value for the side the search plays of reaching the 120-ply "
+            "limit, where both seats get rank 1 and so the score of a win (0: a draw, worth nothing)"),
 )}
 
 # Piece kinds (``side * 8 + kind`` codes of the engine) to their weight's name.

@@ -14,8 +14,9 @@ counts the moves only near its window). Each is a bit of
 ``TECHNIQUES`` (``techniques``), so a paired match measures it. The G-Bot stand-ins keep
 the plain search of their day (``PLAIN``). Terminal positions are scored by
 the platform's result: the side to move with no legal move, or without its
-general (pseudo legality), has lost; a position at the 120-ply limit is a
-draw (0). Wins are worth ``WIN - ply`` so shorter wins are preferred.
+general (pseudo legality), has lost; a position at the 120-ply limit is
+worth the ``move_limit`` weight to the side the search plays (0, a draw, by
+default). Wins are worth ``WIN - ply`` so shorter wins are preferred.
 
 Depth and node limits are deterministic; a deadline (``time.monotonic()``,
 live play) becomes a node budget per iteration from the speed measured so
@@ -43,7 +44,7 @@ from harness.games.gamekit import SearchResult, feature_index
 _MATERIAL = {"soldier_advance": 0.0, "piece_square": 0.0, "mobility": 0.0, "general_safety": 0.0}
 # The features added after the stand-ins were made: off for them, so each keeps its meaning.
 _LATER_FEATURES = {"horse_mobility": 0.0, "chariot_mobility": 0.0, "cannon_mobility": 0.0, "pieces_across": 0.0,
-                   "exposed_general": 0.0, "hanging": 0.0}
+                   "exposed_general": 0.0, "hanging": 0.0, "move_limit": 0.0}
 
 # The search of the days before the techniques (quiescence, killers and history, a table that
 # always replaces): the G-Bot stand-ins keep it, so they keep their meaning.
@@ -94,10 +95,11 @@ TECHNIQUES = {"pvs": PVS, "lmr": LMR, "null_move": NULL_MOVE, "quiescence": QUIE
 # Weight indices, by name from the declared order of FEATURES.
 INDEX = feature_index(FEATURES)
 (W_ADVISOR, W_ELEPHANT, W_HORSE, W_CHARIOT, W_CANNON, W_SOLDIER, W_CROSSED, W_ADVANCE, W_PST, W_MOBILITY,
- W_SAFETY, W_HORSE_MOBILITY, W_CHARIOT_MOBILITY, W_CANNON_MOBILITY, W_ACROSS, W_EXPOSED, W_HANGING) = (INDEX[n] for n in (
+ W_SAFETY, W_HORSE_MOBILITY, W_CHARIOT_MOBILITY, W_CANNON_MOBILITY, W_ACROSS, W_EXPOSED, W_HANGING,
+ W_MOVE_LIMIT) = (INDEX[n] for n in (
     "advisor", "elephant", "horse", "chariot", "cannon", "soldier", "soldier_crossed", "soldier_advance",
     "piece_square", "mobility", "general_safety", "horse_mobility", "chariot_mobility", "cannon_mobility",
-    "pieces_across", "exposed_general", "hanging"))
+    "pieces_across", "exposed_general", "hanging", "move_limit"))
 # Which weight holds each kind's value (general: none, -1).
 KIND_WEIGHT = np.array([-1, -1, W_ADVISOR, W_ELEPHANT, W_HORSE, W_CHARIOT, W_CANNON, W_SOLDIER], dtype=np.int64)
 # Victim values for MVV-LVA ordering by kind (general highest: taking it wins).
@@ -403,9 +405,12 @@ def negamax(board, slot_of, plist, st, depth, alpha, beta, ply, weights, info, m
     side = st[SIDE]
     if plist[side * 16] == 0:
         return -WIN + ply
-    if game_ply + ply >= MOVE_LIMIT:  # a draw, unless the side to move has no legal move
+    if game_ply + ply >= MOVE_LIMIT:  # rank 1 for both, unless the side to move has no legal move
         info[0] += 1
-        return 0.0 if generate_legal(board, slot_of, plist, st, move_buf[ply], pseudo) > 0 else -WIN + ply
+        if generate_legal(board, slot_of, plist, st, move_buf[ply], pseudo) == 0:
+            return -WIN + ply
+        # worth ``move_limit`` to the side the search plays (on move at even plies), its negative to the other
+        return weights[W_MOVE_LIMIT] if ply % 2 == 0 else -weights[W_MOVE_LIMIT]
     if depth <= 0:
         if techniques & QUIESCENCE:
             return quiesce(board, slot_of, plist, st, alpha, beta, ply, weights, info,
