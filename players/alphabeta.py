@@ -33,8 +33,8 @@ class AlphaBetaPlayer(Player):
                                             "those that gained in a paired match (the game's DEFAULT_TECHNIQUES). "
                                             "Ravenward's pvs, lmr, quiescence, aspiration, keep_pv, partial; Chinese "
                                             "chess's also null_move, ordering and (candidates) check_extension, "
-                                            "capture_pruning, deep_lmr, futility, lazy_eval; Totality's pvs, aspiration, "
-                                            "keep_pv; for measuring what each gains"),
+                                            "capture_pruning, deep_lmr, futility, lazy_eval; Totality's pvs, "
+                                            "aspiration, keep_pv; for measuring what each gains"),
     }
 
     def choose(self, rules: Rules, state: State, limits: Limits | None = None) -> Action:

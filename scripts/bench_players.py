@@ -28,12 +28,12 @@ import sys
 import time
 
 import players
+from harness.errors import SpecError
 from harness.games import Rules, State, load as load_game
 from harness.testing import random_positions
 from players import search as searches
-from players.features import weight_vector
-from harness.errors import SpecError
 from players.alphabeta import technique_bits
+from players.features import weight_vector
 from players.ladder import FAIRY_STOCKFISH
 from players.mcts import compiled_rollout
 from players.process import find_program
@@ -44,8 +44,7 @@ MCTS_ITERATIONS = 200
 
 def bench_alphabeta(rules: Rules, states: list[State], seconds: float, techniques: int | None = None) -> dict:
     """Time-limited searches from each position: nodes per second and the depth reached."""
-    module = searches.module(rules.name)
-    search = module.search
+    search = searches.module(rules.name).search
     weights = weight_vector(rules.name)
     chosen = {} if techniques is None else {"techniques": techniques}
     search(rules, states[0], weights, depth=2, nodes=None, deadline=None, seed=0, **chosen)  # compile / warm up
