@@ -162,6 +162,22 @@ def test_harness_play_alphabeta_against_gbot_from_the_black_seat(capsys):
 FEATURE_POSITION = "3k5/9/8R/9/2H6/9/9/C3r4/4A4/4K4 w - - 0 1"
 
 
+@pytest.mark.parametrize("fen, gain", [
+    ("4k4/9/9/9/9/4C4/9/9/9/3K5 w - - 0 1", 1.0),     # a red cannon faces the black general, nothing between
+    ("4k4/4a4/9/4p4/9/4C4/9/9/9/3K5 w - - 0 1", 0.0),  # pieces between (two: no check either)
+    ("4k4/9/9/9/9/9/9/9/9/c2K5 w - - 0 1", -1.0),     # along a row too: a black cannon faces the red general
+    ("C3k4/9/9/9/9/4C4/9/9/9/3K5 w - - 0 1", 2.0),    # one a line, counted per cannon
+    ("4k4/9/9/9/9/4R4/9/9/9/3K5 b - - 0 1", 0.0),     # a chariot there gives check: not this feature
+])
+def test_empty_cannon_counts_cannons_facing_the_general_with_nothing_between(fen, gain):
+    board, _, plist, _ = RULES.position(RULES.from_fen(fen))
+    moves = np.empty(256, dtype=np.int64)
+    on = evaluate(board, plist, 0, weight_vector("xiangqi", {"empty_cannon": 1.0}), moves)
+    off = evaluate(board, plist, 0, weight_vector("xiangqi", {"empty_cannon": 0.0}), moves)
+    assert on - off == pytest.approx(gain)
+    assert search_module.GBOT_EVALS["default"]["empty_cannon"] == 0.0   # the stand-ins keep their evaluation
+
+
 @pytest.mark.parametrize("feature, gain", [
     ("pieces_across", 1.0),        # two red pieces over the river, one black
     ("exposed_general", -1.0),     # the black chariot on the red general's file, one piece between

@@ -11,7 +11,11 @@ both seats rank 1 there, the score of a win, so a player that only wants
 its score may value surviving to the limit above any material. It starts
 at 0, a draw, until a paired match moves it.
 
-The six features before it (mobility by piece, pieces over the river, the exposed
+``empty_cannon`` (a cannon facing the general with nothing between) starts at 0
+too: on its own it did not change the move that lost the analysed game it
+comes from (docs/xiangqi.md).
+
+The six features before ``move_limit`` (mobility by piece, pieces over the river, the exposed
 general, hanging pieces) start at 0: at first-guess weights (0.08, 0.03,
 0.02, 0.2, 0.3, 0.1) they did not gain in a paired match at 50,000 nodes per
 move (docs/players.md, Search techniques), so they are there for tuning to
@@ -49,6 +53,8 @@ FEATURES: dict[str, Feature] = {f.name: f for f in (
             "defended by no chariot, horse, cannon, soldier or general"),
     Feature("move_limit", 0.0, 0.0, 100.0, "value for the side the search plays of reaching the 120-ply "
             "limit, where both seats get rank 1 and so the score of a win (0: a draw, worth nothing)"),
+    Feature("empty_cannon", 0.0, 0.0, 4.0, "per enemy cannon facing the general along a file or row with "
+            "nothing between (the empty-head cannon: any piece put between becomes its screen)"),
 )}
 
 # Piece kinds (``side * 8 + kind`` codes of the engine) to their weight's name.

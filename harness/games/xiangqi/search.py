@@ -44,7 +44,8 @@ from harness.games.gamekit import SearchResult, feature_index
 _MATERIAL = {"soldier_advance": 0.0, "piece_square": 0.0, "mobility": 0.0, "general_safety": 0.0}
 # The features added after the stand-ins were made: off for them, so each keeps its meaning.
 _LATER_FEATURES = {"horse_mobility": 0.0, "chariot_mobility": 0.0, "cannon_mobility": 0.0, "pieces_across": 0.0,
-                   "exposed_general": 0.0, "hanging": 0.0, "move_limit": 0.0}
+                   "exposed_general": 0.0, "hanging": 0.0, "move_limit": 0.0,
+                   "empty_cannon": 0.0}
 
 # The search of the days before the techniques (quiescence, killers and history, a table that
 # always replaces): the G-Bot stand-ins keep it, so they keep their meaning.
@@ -96,10 +97,10 @@ TECHNIQUES = {"pvs": PVS, "lmr": LMR, "null_move": NULL_MOVE, "quiescence": QUIE
 INDEX = feature_index(FEATURES)
 (W_ADVISOR, W_ELEPHANT, W_HORSE, W_CHARIOT, W_CANNON, W_SOLDIER, W_CROSSED, W_ADVANCE, W_PST, W_MOBILITY,
  W_SAFETY, W_HORSE_MOBILITY, W_CHARIOT_MOBILITY, W_CANNON_MOBILITY, W_ACROSS, W_EXPOSED, W_HANGING,
- W_MOVE_LIMIT) = (INDEX[n] for n in (
+ W_MOVE_LIMIT, W_EMPTY_CANNON) = (INDEX[n] for n in (
     "advisor", "elephant", "horse", "chariot", "cannon", "soldier", "soldier_crossed", "soldier_advance",
     "piece_square", "mobility", "general_safety", "horse_mobility", "chariot_mobility", "cannon_mobility",
-    "pieces_across", "exposed_general", "hanging", "move_limit"))
+    "pieces_across", "exposed_general", "hanging", "move_limit", "empty_cannon"))
 # Which weight holds each kind's value (general: none, -1).
 KIND_WEIGHT = np.array([-1, -1, W_ADVISOR, W_ELEPHANT, W_HORSE, W_CHARIOT, W_CANNON, W_SOLDIER], dtype=np.int64)
 # Victim values for MVV-LVA ordering by kind (general highest: taking it wins).
@@ -148,6 +149,21 @@ def _exposure(board, king, owner):
 
 
 @njit(cache=True)
+def _empty_cannons(board, king, owner):
+    """Enemy cannons that are the first piece on one of the general's lines."""
+    cannon = (1 - owner) * 8 + CANNON
+    found = 0
+    for k in range(4):
+        d = core.ORTHOGONAL[k]
+        s = king + d
+        while board[s] == 0:
+            s += d
+        if board[s] == cannon:
+            found += 1
+    return found
+
+
+@njit(cache=True)
 def _static_value(board, plist, weights):
     """Red's value in pawns without the move counts: material, piece squares, safety, pieces over the
     river, the general's open lines and pieces left hanging."""
@@ -189,6 +205,8 @@ def _static_value(board, plist, weights):
         score += sign * (weights[W_ACROSS] * across - weights[W_HANGING] * lost)
         if weights[W_EXPOSED] != 0.0 and plist[owner * 16] != 0:
             score -= sign * weights[W_EXPOSED] * _exposure(board, plist[owner * 16], owner)
+        if weights[W_EMPTY_CANNON] != 0.0 and plist[owner * 16] != 0:
+            score -= sign * weights[W_EMPTY_CANNON] * _empty_cannons(board, plist[owner * 16], owner)
     return score
 
 
