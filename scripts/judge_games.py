@@ -1,0 +1,190 @@
+#!/usr/bin/env python
+"""Where stored Chinese chess matches were lost, move by move, by a UCI engine's reading.
+
+Usage: scripts/judge_games.py FILE [FILE ...] [--outcome loss|draw|win|any] [--opponent SPEC]
+                              [--player SPEC] [--engine COMMAND] [--depth N] [--lost PAWNS] [--json]
+
+FILE is a ``--results`` file of ``eval_players.py`` (one match a line). For each
+selected match (default: the losses) the engine (default ``fairy-stockfish``,
+one thread, a fixed depth, so a reading is repeatable) values every position of
+the game from the measured seat, in pawns: after the random opening plies, and
+after each move. A move of the measured seat ``drops`` the value by how much
+worse the position is after it than before it, both read by the engine. Per
+game the table shows the opening's value (a seed whose random plies already
+lose is a different problem from a search that blunders), the worst drop while
+the seat was not yet lost (the move, the engine's move there, the value before
+and after) and the first ply
+from which the seat stays below ``--lost`` pawns. A last line sums up where the
+games were decided (the worst move's ply): in the opening (plies up to 20), the
+middle game (to 60) or later. ``--json`` prints one JSON line instead (the games and the summary).
+
+The engine does not know the platform's 120-ply limit and keeps repetition rules
+the platform lacks, so its reading is a second opinion, strongest on material
+and attack, not a verdict on the platform's score.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import statistics
+import sys
+from pathlib import Path
+from typing import Any
+
+import players
+from harness.cli import print_table
+from harness.errors import PlayerError
+from harness.games import Rules, State
+from harness.games import load as load_game
+from harness.replay import replay_states
+from players.uci import MATE_CP, UCIEngine, action_to_move
+
+OUTCOMES = ("loss", "draw", "win", "any")
+SEATS = ("red", "black")
+MATE_PAWNS = 100.0  # a mate reads as this many pawns (the engine reports mates apart from centipawns)
+PHASES = (("opening", 20), ("middle", 60), ("late", 10**9))  # decided by this ply
+
+
+def read_matches(path: Path) -> list[dict[str, Any]]:
+    """The stored matches of ``path``; a torn last line (a run still writing) is left out, not cut."""
+    lines = path.read_text().splitlines(keepends=True)
+    matches = []
+    for number, line in enumerate(lines, 1):
+        try:
+            matches.append(json.loads(line))
+        except json.JSONDecodeError:
+            if number == len(lines) and not line.endswith("\n"):
+                break
+            raise SystemExit(f"judge_games: {path} line {number} is not a match result") from None
+    return matches
+
+
+def pawns(score: int) -> float:
+    """The engine's centipawns (mates as +-(MATE_CP - n)) as pawns, a mate as ``MATE_PAWNS``."""
+    if abs(score) >= MATE_CP - 1000:
+        return MATE_PAWNS if score > 0 else -MATE_PAWNS
+    return score / 100.0
+
+
+def readings(engine: UCIEngine, depth: int, match: dict[str, Any]) -> list[tuple[Rules, State, str, float]]:
+    """Every position of ``match`` before its end: rules, state, the engine's move, and its value for the
+    measured seat."""
+    out = []
+    engine.new_game(60.0)
+    for rules, state, _action, _who in replay_states(match["game"], match["actions"]):
+        if rules.is_terminal(state):
+            break
+        best, info = engine.search(rules.to_fen(state), [], f"go depth {depth}", 600.0)
+        value = pawns(info.get("score", 0))
+        out.append((rules, state, best, value if rules.to_move(state) == rules.user_side else -value))
+    return out
+
+
+def judge(engine: UCIEngine, depth: int, match: dict[str, Any], lost: float) -> dict[str, Any]:
+    """One match's reading: the opening's value, the seat's worst move and the ply it stayed lost from."""
+    read = readings(engine, depth, match)
+    opening = match.get("opening_plies", 0)
+    outcome_value = {"win": MATE_PAWNS, "loss": -MATE_PAWNS}.get(match["outcome"], 0.0)
+    values = [value for _r, _s, _b, value in read] + [outcome_value]  # the end, read by its result
+    worst: dict[str, Any] = {}
+    for index, (rules, state, best, before) in enumerate(read):
+        if index < opening or rules.to_move(state) != rules.user_side:
+            continue
+        # the seat's value after its move is the engine's reading of the next position
+        drop = before - values[index + 1]
+        holdable = before >= -lost  # once lost, later drops are the mate coming, not the mistake
+        if not worst or (holdable, drop) > (worst["holdable"], worst["drop"]):
+            played = action_to_move(match["actions"][index], engine.first_rank)
+            worst = {"ply": index, "move": played, "engine_move": best, "before": before,
+                     "after": values[index + 1], "drop": round(drop, 2), "holdable": holdable}
+    lost_from = None
+    for index in range(len(values) - 1, opening - 1, -1):
+        if values[index] >= -lost:
+            break
+        lost_from = index
+    return {"game": match["game"], "seed": match["seed"], "player": match["player"],
+            "opponent": match["opponent"], "outcome": match["outcome"], "plies": match["plies"],
+            "opening_value": values[opening] if opening < len(values) else None, "worst": worst,
+            "lost_from": lost_from}
+
+
+def summary(judged: list[dict[str, Any]], lost: float) -> dict[str, Any]:
+    """Where the games were decided (the ply of the seat's worst move while not yet lost), and how many
+    began lost."""
+    decided = [game["worst"]["ply"] for game in judged if game["worst"]]
+    phases = {name: 0 for name, _ in PHASES}
+    for ply in decided:
+        phases[next(name for name, last in PHASES if ply <= last)] += 1
+    return {"games": len(judged), "decided": phases,
+            "median_decided_ply": statistics.median(decided) if decided else None,
+            "began_lost": sum(1 for game in judged if (game["opening_value"] or 0.0) < -lost),
+            "worse_after_opening": sum(1 for game in judged if (game["opening_value"] or 0.0) < -1.0)}
+
+
+def selected(matches: list[dict[str, Any]], outcome: str, opponent: str | None,
+             player: str | None) -> list[dict[str, Any]]:
+    """The Chinese chess matches with this outcome, opponent and player (canonical specs compared)."""
+    opponent = players.canonical(opponent) if opponent else None
+    player = players.canonical(player) if player else None
+    return [match for match in matches
+            if match["game"].partition(":")[0] == "xiangqi"
+            and (outcome == "any" or match["outcome"] == outcome)
+            and (opponent is None or players.canonical(match["opponent"]) == opponent)
+            and (player is None or players.canonical(match["player"]) == player)]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("files", nargs="+", type=Path, metavar="FILE", help="eval_players.py --results files")
+    parser.add_argument("--outcome", default="loss", choices=OUTCOMES, help="which matches to judge")
+    parser.add_argument("--opponent", metavar="SPEC", help="only the matches against this opponent")
+    parser.add_argument("--player", metavar="SPEC", help="only the matches of this player")
+    parser.add_argument("--engine", default="fairy-stockfish", metavar="COMMAND",
+                        help="the UCI engine that judges (one with UCI_Variant xiangqi)")
+    parser.add_argument("--depth", type=int, default=12, help="the engine's depth a position")
+    parser.add_argument("--lost", type=float, default=3.0, metavar="PAWNS",
+                        help="a seat at least this far behind counts as lost")
+    parser.add_argument("--json", action="store_true", help="print one JSON line instead of tables")
+    args = parser.parse_args()
+    if args.depth < 1 or args.lost <= 0:
+        parser.error("--depth must be at least 1 and --lost above 0")
+    for path in args.files:
+        if not path.is_file():
+            parser.error(f"{path} is not a file; give eval_players.py --results files")
+    try:
+        matches = [match for path in args.files for match in read_matches(path)]
+        chosen = selected(matches, args.outcome, args.opponent, args.player)
+    except ValueError as error:  # a spec that does not parse
+        parser.error(str(error))
+    try:
+        engine = UCIEngine(shlex.split(args.engine), {"Threads": "1", "Hash": "16"}, "auto", 30.0)
+    except (PlayerError, OSError) as error:
+        parser.error(f"--engine {args.engine}: {error}")
+    try:
+        judged = []
+        for number, match in enumerate(chosen, 1):
+            judged.append(judge(engine, args.depth, match, args.lost))
+            print(f"judged {number}/{len(chosen)}", file=sys.stderr, flush=True)
+    finally:
+        engine.close()
+    total = summary(judged, args.lost)
+    if args.json:
+        print(json.dumps({"games": judged, "summary": total}))
+        return 0
+    rows = [[SEATS[load_game(game["game"]).user_side], game["seed"], game["opponent"], game["outcome"],
+             game["plies"], "-" if game["opening_value"] is None else f"{game['opening_value']:+.1f}",
+             game["worst"].get("ply", "-"),
+             f"{game['worst'].get('move', '-')} ({game['worst'].get('engine_move', '-')})",
+             f"{game['worst'].get('before', 0):+.1f} to {game['worst'].get('after', 0):+.1f}",
+             "-" if game["lost_from"] is None else game["lost_from"]] for game in judged]
+    print_table(f"{len(judged)} matches judged by {args.engine} at depth {args.depth} (pawns, the seat's view)",
+                ["seat", "seed", "opponent", "outcome", "plies", "after opening", "worst ply",
+                 "move (engine's)", "value", f"below -{args.lost:g} from"], rows)
+    print(json.dumps(total))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,66 @@
+"""scripts/judge_games.py: the real Fairy-Stockfish reads stored Chinese chess matches move by move and
+names the measured seat's worst move; bad input is one line and exit 2."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness.match import MatchSpec, play_match
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPT = ROOT / "scripts" / "judge_games.py"
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, timeout=600,
+                          cwd=ROOT)
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory) -> Path:
+    """A results file: a random red player's loss, a black win against random, and a Totality match."""
+    specs = [MatchSpec("xiangqi", "random", "gbot:depth=2", 2, 2),
+             MatchSpec("xiangqi:black", "gbot:depth=2", "random", 0, 2),
+             MatchSpec("totality", "random", "greedy", 0, 2)]
+    path = tmp_path_factory.mktemp("judge") / "results.jsonl"
+    path.write_text("".join(json.dumps(play_match(spec).to_dict()) + "\n" for spec in specs))
+    return path
+
+
+def test_the_losses_are_judged_and_the_worst_move_is_the_seats_own(fairy_stockfish, results):
+    done = run(str(results), "--depth", "3", "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    (game,) = report["games"]  # only the loss: the win is filtered out and Totality is not judged
+    assert (game["game"], game["outcome"], game["seed"]) == ("xiangqi", "loss", 2)
+    worst = game["worst"]
+    assert worst["ply"] >= 2 and worst["ply"] % 2 == 0  # after the two random plies, on a red turn
+    assert worst["drop"] == pytest.approx(worst["before"] - worst["after"], abs=0.01)
+    assert report["summary"]["games"] == 1 and sum(report["summary"]["decided"].values()) == 1
+
+
+def test_any_outcome_and_a_seat_read_from_black(fairy_stockfish, results):
+    done = run(str(results), "--depth", "2", "--outcome", "any", "--json")
+    assert done.returncode == 0, done.stderr
+    games = json.loads(done.stdout)["games"]
+    assert [g["game"] for g in games] == ["xiangqi", "xiangqi:seat=black"]
+    black = games[1]
+    assert black["outcome"] == "win" and black["worst"]["ply"] % 2 == 1 and black["lost_from"] is None
+
+
+@pytest.mark.parametrize("args, says", [
+    (["missing.jsonl"], "missing.jsonl is not a file"),
+    (["--depth", "0"], "--depth must be at least 1"),
+    (["--engine", "no-such-engine-here"], "--engine no-such-engine-here"),
+    (["--opponent", "gbot:depth=banana"], "depth"),
+])
+def test_bad_input_is_one_line_and_exit_2(results, args, says):
+    files = [] if args[0].endswith(".jsonl") else [str(results)]
+    done = run(*files, *args)
+    assert done.returncode == 2
+    assert says in done.stderr and done.stdout == ""
