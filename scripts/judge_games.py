@@ -2,21 +2,30 @@
 """Where stored Chinese chess matches were lost, move by move, by a UCI engine's reading.
 
 Usage: scripts/judge_games.py FILE [FILE ...] [--outcome loss|draw|win|any] [--opponent SPEC]
-                              [--player SPEC] [--engine COMMAND] [--depth N] [--lost PAWNS] [--json]
+                              [--player SPEC] [--engine COMMAND] [--depth N] [--lost PAWNS]
+                              [--try SPEC ... [--drop PAWNS]] [--json]
 
 FILE is a ``--results`` file of ``eval_players.py`` (one match a line). For each
 selected match (default: the losses) the engine (default ``fairy-stockfish``,
-one thread, a fixed depth, so a reading is repeatable) values every position of
+one thread, a fixed depth, so a run is repeatable) values every position of
 the game from the measured seat, in pawns: after the random opening plies, and
 after each move. A move of the measured seat ``drops`` the value by how much
 worse the position is after it than before it, both read by the engine. Per
 game the table shows the opening's value (a seed whose random plies already
 lose is a different problem from a search that blunders), the worst drop while
 the seat was not yet lost (the move, the engine's move there, the value before
-and after) and the first ply
-from which the seat stays below ``--lost`` pawns. A last line sums up where the
-games were decided (the worst move's ply): in the opening (plies up to 20), the
-middle game (to 60) or later. ``--json`` prints one JSON line instead (the games and the summary).
+and after) and the first ply from which the seat stays below ``--lost`` pawns.
+A last line sums up where the games were decided (the worst move's ply): in
+the opening (plies up to 20), the middle game (to 60) or later. ``--json``
+prints one JSON line instead (the games and the summary).
+
+``--try SPEC`` (repeatable) asks whether a candidate would have avoided those
+mistakes: at each game's worst move, the player SPEC chooses too (seeded with
+the game's seed), its move is read like the game's, and the summary counts,
+per player, the moves that read more than ``--drop`` pawns below the position.
+The game's own move is read again beside them (``played``): a fixed depth is
+still noisy in sharp positions, so compare the tried players with that line,
+not with the first reading.
 
 The engine does not know the platform's 120-ply limit and keeps repetition rules
 the platform lacks, so its reading is a second opinion, strongest on material
@@ -30,6 +39,7 @@ import json
 import shlex
 import statistics
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +54,7 @@ from players.uci import MATE_CP, UCIEngine, action_to_move
 OUTCOMES = ("loss", "draw", "win", "any")
 SEATS = ("red", "black")
 MATE_PAWNS = 100.0  # a mate reads as this many pawns (the engine reports mates apart from centipawns)
+PLAYED = "played"  # the game's own move, read again beside the tried players' moves
 PHASES = (("opening", 20), ("middle", 60), ("late", 10**9))  # decided by this ply
 
 
@@ -82,8 +93,17 @@ def readings(engine: UCIEngine, depth: int, match: dict[str, Any]) -> list[tuple
     return out
 
 
-def judge(engine: UCIEngine, depth: int, match: dict[str, Any], lost: float) -> dict[str, Any]:
-    """One match's reading: the opening's value, the seat's worst move and the ply it stayed lost from."""
+def read_move(engine: UCIEngine, depth: int, rules: Rules, state: State, action: Any) -> dict[str, Any]:
+    """``action`` at ``state`` and the engine's value of the position after it, for the side that moved."""
+    move = action_to_move(action, engine.first_rank)
+    _best, info = engine.search(rules.to_fen(state), [move], f"go depth {depth}", 600.0)
+    return {"move": move, "after": -pawns(info.get("score", 0))}
+
+
+def judge(engine: UCIEngine, depth: int, match: dict[str, Any], lost: float,
+          tries: Sequence[str] = ()) -> dict[str, Any]:
+    """One match's reading: the opening's value, the seat's worst move and the ply it stayed lost from;
+    with ``tries``, each of those players' move at the worst move's position, read the same way."""
     read = readings(engine, depth, match)
     opening = match.get("opening_plies", 0)
     outcome_value = {"win": MATE_PAWNS, "loss": -MATE_PAWNS}.get(match["outcome"], 0.0)
@@ -99,6 +119,14 @@ def judge(engine: UCIEngine, depth: int, match: dict[str, Any], lost: float) -> 
             played = action_to_move(match["actions"][index], engine.first_rank)
             worst = {"ply": index, "move": played, "engine_move": best, "before": before,
                      "after": values[index + 1], "drop": round(drop, 2), "holdable": holdable}
+    if worst and tries:
+        rules, state, _best, _value = read[worst["ply"]]
+        chosen = {PLAYED: match["actions"][worst["ply"]]}
+        for spec in tries:
+            player = players.load(spec, rules.name)
+            player.reset(match["seed"])
+            chosen[spec] = player.choose(rules, state)
+        worst["tried"] = {spec: read_move(engine, depth, rules, state, action) for spec, action in chosen.items()}
     lost_from = None
     for index in range(len(values) - 1, opening - 1, -1):
         if values[index] >= -lost:
@@ -110,14 +138,21 @@ def judge(engine: UCIEngine, depth: int, match: dict[str, Any], lost: float) -> 
             "lost_from": lost_from}
 
 
-def summary(judged: list[dict[str, Any]], lost: float) -> dict[str, Any]:
-    """Where the games were decided (the ply of the seat's worst move while not yet lost), and how many
-    began lost."""
+def summary(judged: list[dict[str, Any]], lost: float, drop: float = 2.0) -> dict[str, Any]:
+    """Where the games were decided (the ply of the seat's worst move while not yet lost), how many
+    began lost, and per tried player how many of its moves at those positions read more than ``drop``
+    pawns below the position (the game's own move, read again the same way, as ``played``)."""
     decided = [game["worst"]["ply"] for game in judged if game["worst"]]
     phases = {name: 0 for name, _ in PHASES}
     for ply in decided:
         phases[next(name for name, last in PHASES if ply <= last)] += 1
-    return {"games": len(judged), "decided": phases,
+    tried: dict[str, dict[str, int]] = {}
+    for game in judged:
+        for spec, reading in game["worst"].get("tried", {}).items():
+            counts = tried.setdefault(spec, {"positions": 0, "mistakes": 0})
+            counts["positions"] += 1
+            counts["mistakes"] += game["worst"]["before"] - reading["after"] > drop
+    return {"games": len(judged), "decided": phases, **({"tried": tried} if tried else {}),
             "median_decided_ply": statistics.median(decided) if decided else None,
             "began_lost": sum(1 for game in judged if (game["opening_value"] or 0.0) < -lost),
             "worse_after_opening": sum(1 for game in judged if (game["opening_value"] or 0.0) < -1.0)}
@@ -146,16 +181,22 @@ def main() -> int:
     parser.add_argument("--depth", type=int, default=12, help="the engine's depth a position")
     parser.add_argument("--lost", type=float, default=3.0, metavar="PAWNS",
                         help="a seat at least this far behind counts as lost")
+    parser.add_argument("--try", dest="tries", action="append", default=[], metavar="SPEC",
+                        help="at each game's worst move, let this player choose too and read its move (repeat "
+                             "for several): would a candidate have avoided the mistakes?")
+    parser.add_argument("--drop", type=float, default=2.0, metavar="PAWNS",
+                        help="with --try: a move reading this much below the position counts as a mistake")
     parser.add_argument("--json", action="store_true", help="print one JSON line instead of tables")
     args = parser.parse_args()
-    if args.depth < 1 or args.lost <= 0:
-        parser.error("--depth must be at least 1 and --lost above 0")
+    if args.depth < 1 or args.lost <= 0 or args.drop <= 0:
+        parser.error("--depth must be at least 1, --lost and --drop above 0")
     for path in args.files:
         if not path.is_file():
             parser.error(f"{path} is not a file; give eval_players.py --results files")
     try:
         matches = [match for path in args.files for match in read_matches(path)]
         chosen = selected(matches, args.outcome, args.opponent, args.player)
+        tries = [players.load(spec, "xiangqi").spec for spec in args.tries]
     except ValueError as error:  # a spec that does not parse
         parser.error(str(error))
     try:
@@ -165,11 +206,11 @@ def main() -> int:
     try:
         judged = []
         for number, match in enumerate(chosen, 1):
-            judged.append(judge(engine, args.depth, match, args.lost))
+            judged.append(judge(engine, args.depth, match, args.lost, tries))
             print(f"judged {number}/{len(chosen)}", file=sys.stderr, flush=True)
     finally:
         engine.close()
-    total = summary(judged, args.lost)
+    total = summary(judged, args.lost, args.drop)
     if args.json:
         print(json.dumps({"games": judged, "summary": total}))
         return 0
@@ -182,6 +223,10 @@ def main() -> int:
     print_table(f"{len(judged)} matches judged by {args.engine} at depth {args.depth} (pawns, the seat's view)",
                 ["seat", "seed", "opponent", "outcome", "plies", "after opening", "worst ply",
                  "move (engine's)", "value", f"below -{args.lost:g} from"], rows)
+    if "tried" in total:
+        print_table(f"at the worst moves' positions: moves reading more than {args.drop:g} pawns below the position",
+                    ["player", "positions", "mistakes"],
+                    [[spec, counts["positions"], counts["mistakes"]] for spec, counts in total["tried"].items()])
     print(json.dumps(total))
     return 0
 

@@ -53,11 +53,27 @@ def test_any_outcome_and_a_seat_read_from_black(fairy_stockfish, results):
     assert black["outcome"] == "win" and black["worst"]["ply"] % 2 == 1 and black["lost_from"] is None
 
 
+def test_tried_players_choose_at_the_worst_move_and_are_read_beside_the_played_move(fairy_stockfish, results):
+    done = run(str(results), "--depth", "3", "--try", "gbot:depth=2", "--try", "random", "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    (game,) = report["games"]
+    tried = game["worst"]["tried"]
+    assert list(tried) == ["played", "gbot:depth=2", "random"]
+    assert tried["played"]["move"] == game["worst"]["move"]  # the game's own move, read again
+    summary = report["summary"]["tried"]
+    assert {spec: counts["positions"] for spec, counts in summary.items()} == dict.fromkeys(tried, 1)
+    for spec, counts in summary.items():
+        assert counts["mistakes"] == int(game["worst"]["before"] - tried[spec]["after"] > 2.0)
+
+
 @pytest.mark.parametrize("args, says", [
     (["missing.jsonl"], "missing.jsonl is not a file"),
     (["--depth", "0"], "--depth must be at least 1"),
     (["--engine", "no-such-engine-here"], "--engine no-such-engine-here"),
     (["--opponent", "gbot:depth=banana"], "depth"),
+    (["--try", "nosuchplayer"], "nosuchplayer"),
+    (["--drop", "0"], "--drop above 0"),
 ])
 def test_bad_input_is_one_line_and_exit_2(results, args, says):
     files = [] if args[0].endswith(".jsonl") else [str(results)]
