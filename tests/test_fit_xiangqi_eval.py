@@ -1,0 +1,85 @@
+"""scripts/fit_xiangqi_eval.py: the ridge fit recovers the weights behind its readings, the real
+Fairy-Stockfish reads stored positions once (kept across runs), and bad input is exit 2."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from harness.match import MatchSpec, play_match
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPT = ROOT / "scripts" / "fit_xiangqi_eval.py"
+
+
+@pytest.fixture(scope="module")
+def script():
+    spec = importlib.util.spec_from_file_location("fit_xiangqi_eval", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, timeout=600,
+                          cwd=ROOT)
+
+
+def test_the_fit_recovers_the_weights_behind_the_readings_on_the_priors_scale(script):
+    rng = np.random.default_rng(1)
+    features = rng.normal(size=(400, 5))
+    truth = np.array([9.0, 4.5, 4.0, 1.0, 0.2])
+    readings = 0.8 * features @ truth  # an engine whose pawn is 0.8 of the evaluation's
+    weights, scale = script.fit(features, readings, truth, ridge=0.0)
+    assert scale == pytest.approx(0.8) and weights == pytest.approx(truth)
+    # from another prior the scale is that prior's, and the weights are the truth on it
+    weights, scale = script.fit(features, readings, truth * 2.0, ridge=0.0)
+    assert weights * scale / 0.8 == pytest.approx(truth)
+    # a strong ridge keeps the prior
+    weights, _ = script.fit(features, readings, np.ones(5), ridge=1e9)
+    assert weights == pytest.approx(np.ones(5), abs=1e-3)
+
+
+def test_every_weight_but_the_limit_has_its_own_contribution(script):
+    start = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1"
+    assert "move_limit" not in script.FITTED and len(script.FITTED) == len(script.FEATURES) - 1
+    assert np.allclose(script.contributions(start), 0.0)  # the start is symmetric: every term cancels
+    after = script.contributions("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/1NBAKABNR w - - 0 1")
+    assert after[script.FITTED.index("chariot")] == -1.0  # red without a chariot
+
+
+def test_the_engine_reads_each_position_once_and_the_fit_is_repeatable(fairy_stockfish, tmp_path):
+    results, labels = tmp_path / "results.jsonl", tmp_path / "labels.jsonl"
+    results.write_text("".join(json.dumps(play_match(MatchSpec("xiangqi", "random", "random", seed, 2)).to_dict())
+                               + "\n" for seed in range(8)))
+    first = run(str(results), "--labels", str(labels), "--depth", "2", "--json")
+    assert first.returncode == 0, first.stderr
+    report = json.loads(first.stdout)
+    assert report["positions"] == len(labels.read_text().splitlines()) > report["quiet"] > 180
+    assert len(report["weights"]) == 18 and report["spec"].startswith("w.advisor=")
+    assert set(report["correlation"]) == {"defaults", "fitted"}
+    again = run(str(results), "--labels", str(labels), "--depth", "2", "--json")
+    assert "new positions" not in again.stderr  # every reading came from LABELS
+    assert json.loads(again.stdout) == report
+
+
+@pytest.mark.parametrize("args, says", [
+    (["missing.jsonl", "--labels", "labels.jsonl"], "missing.jsonl is not a file"),
+    (["--labels", "no/such/folder/labels.jsonl"], "--labels: the folder no/such/folder does not exist"),
+    (["--labels", "labels.jsonl", "--depth", "0"], "--depth must be at least 1"),
+    (["--labels", "labels.jsonl", "--engine", "no-such-engine-here"], "--engine no-such-engine-here"),
+])
+def test_bad_input_is_one_line_and_exit_2(tmp_path, args, says):
+    results = tmp_path / "results.jsonl"
+    results.write_text("")
+    files = [] if args[0].endswith(".jsonl") and not args[0].startswith("--") else [str(results)]
+    done = subprocess.run([sys.executable, str(SCRIPT), *files, *args], capture_output=True, text=True,
+                          timeout=120, cwd=tmp_path)
+    assert done.returncode == 2
+    assert says in done.stderr and done.stdout == ""
