@@ -44,8 +44,7 @@ from harness.games.gamekit import SearchResult, feature_index
 _MATERIAL = {"soldier_advance": 0.0, "piece_square": 0.0, "mobility": 0.0, "general_safety": 0.0}
 # The features added after the stand-ins were made: off for them, so each keeps its meaning.
 _LATER_FEATURES = {"horse_mobility": 0.0, "chariot_mobility": 0.0, "cannon_mobility": 0.0, "pieces_across": 0.0,
-                   "exposed_general": 0.0, "hanging": 0.0, "move_limit": 0.0,
-                   "empty_cannon": 0.0}
+                   "exposed_general": 0.0, "hanging": 0.0, "move_limit": 0.0, "empty_cannon": 0.0}
 
 # The search of the days before the techniques (quiescence, killers and history, a table that
 # always replaces): the G-Bot stand-ins keep it, so they keep their meaning.
