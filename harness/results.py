@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -56,3 +57,25 @@ class MatchResult:
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-able data."""
         return asdict(self)
+
+
+def read_results_file(path: str | os.PathLike[str]) -> tuple[list[dict[str, Any]], int]:
+    """The match results stored one JSON line each in ``path`` (``MatchResult.to_dict``), and the byte length
+    of its whole lines. A torn last line (a write cut short by an interruption) is left out: where the
+    length is shorter than the file, a writer cuts the file there before appending.
+
+    Raises:
+        ValueError: a line before the last is not JSON; the message starts with its line number.
+    """
+    with open(path, "rb") as handle:
+        lines = handle.read().splitlines(keepends=True)
+    rows, length = [], 0
+    for number, line in enumerate(lines, 1):
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError as error:
+            if number == len(lines) and not line.endswith(b"\n"):
+                break
+            raise ValueError(f"line {number} is not a match result ({error})") from None
+        length += len(line)
+    return rows, length

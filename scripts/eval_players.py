@@ -84,6 +84,7 @@ from harness.games import load as load_game
 from harness.match import MatchResult, MatchSpec, build_result, play_match
 from harness.ratings import bounded_mean_interval, mean_interval
 from harness.replay import replay_states
+from harness.results import read_results_file
 from harness.testing import random_positions
 import players
 from players import search as searches
@@ -230,18 +231,20 @@ def load_results(path: Path) -> dict[str, MatchResult]:
     """The matches stored in a results file, by key; a torn last line (an interrupted write) is dropped."""
     if not path.exists():
         return {}
-    stored: dict[str, MatchResult] = {}
-    lines = path.read_text().splitlines(keepends=True)
-    for number, line in enumerate(lines, 1):
-        try:
-            result = MatchResult(**json.loads(line))
-        except (json.JSONDecodeError, TypeError) as error:
-            if number == len(lines) and not line.endswith("\n"):
-                with path.open("r+") as handle:  # cut the torn line so appends start on a fresh one
-                    handle.truncate(sum(len(l.encode()) for l in lines[:-1]))
-                break
-            raise SystemExit(f"eval_players: {path} line {number} is not a match result ({error})") from None
-        stored[result.key] = result
+    try:
+        rows, length = read_results_file(path)
+        stored = {}
+        for number, row in enumerate(rows, 1):
+            try:
+                result = MatchResult(**row)
+            except TypeError as error:
+                raise ValueError(f"line {number} is not a match result ({error})") from None
+            stored[result.key] = result
+    except ValueError as error:
+        raise SystemExit(f"eval_players: {path} {error}") from None
+    if length < path.stat().st_size:
+        with path.open("r+") as handle:  # cut the torn line so appends start on a fresh one
+            handle.truncate(length)
     return stored
 
 

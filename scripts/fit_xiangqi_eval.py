@@ -49,6 +49,7 @@ from harness.games.xiangqi import _core as core
 from harness.games.xiangqi.features import FEATURES
 from harness.games.xiangqi.search import evaluate
 from harness.replay import replay_states
+from harness.results import read_results_file
 from players.uci import UCIEngine, move_to_action
 
 FIRST_PLY = 3  # after the two random opening plies and the first reply
@@ -57,15 +58,37 @@ FITTED = [name for name in FEATURES if name != "move_limit"]
 RULES = load_game("xiangqi")
 
 
+def _probes() -> list[tuple[np.ndarray, np.ndarray | None]]:
+    """Per fitted weight, the weight vector whose evaluation is its contribution (the weight alone at 1),
+    or for ``hanging`` (a share of the piece values) two whose evaluations differ by it (1 and 0 at the
+    defaults)."""
+    defaults = np.array([f.default for f in FEATURES.values()])
+    names = list(FEATURES)
+    probes: list[tuple[np.ndarray, np.ndarray | None]] = []
+    for name in FITTED:
+        alone = np.zeros_like(defaults)
+        alone[names.index(name)] = 1.0
+        if name == "hanging":
+            with_it, without = defaults.copy(), defaults.copy()
+            with_it[names.index(name)], without[names.index(name)] = 1.0, 0.0
+            probes.append((with_it, without))
+        else:
+            probes.append((alone, None))
+    return probes
+
+
+PROBES = _probes()
+
+
 def positions(paths: list[Path]) -> list[str]:
     """The distinct positions (FEN) of the Chinese chess games in ``paths``, in a fixed order."""
     found: set[str] = set()
     for path in paths:
-        for number, line in enumerate(path.read_text().splitlines(), 1):
-            try:
-                match = json.loads(line)
-            except json.JSONDecodeError:
-                raise SystemExit(f"fit_xiangqi_eval: {path} line {number} is not a match result") from None
+        try:
+            matches = read_results_file(path)[0]
+        except ValueError as error:
+            raise SystemExit(f"fit_xiangqi_eval: {path} {error}") from None
+        for match in matches:
             if match["game"].partition(":")[0] != "xiangqi":
                 continue
             for rules, state, _action, _who in replay_states(match["game"], match["actions"]):
@@ -112,19 +135,9 @@ def contributions(fen: str) -> np.ndarray:
     """Each fitted weight's contribution to red's evaluation of ``fen`` (the weight alone at 1)."""
     board, _slot, plist, _ = RULES.position(RULES.from_fen(fen))
     moves = np.zeros(core.MAX_MOVES, dtype=np.int64)
-    defaults = np.array([f.default for f in FEATURES.values()])
-    names = list(FEATURES)
-    row = []
-    for name in FITTED:
-        unit = np.zeros_like(defaults)
-        unit[names.index(name)] = 1.0
-        if name == "hanging":  # a share of the piece values: its effect at the defaults
-            with_it, without = defaults.copy(), defaults.copy()
-            with_it[names.index(name)], without[names.index(name)] = 1.0, 0.0
-            row.append(evaluate(board, plist, 0, with_it, moves) - evaluate(board, plist, 0, without, moves))
-        else:
-            row.append(evaluate(board, plist, 0, unit, moves))
-    return np.array(row)
+    return np.array([evaluate(board, plist, 0, weights, moves)
+                     - (0.0 if base is None else evaluate(board, plist, 0, base, moves))
+                     for weights, base in PROBES])
 
 
 def quiet(row: dict[str, Any]) -> bool:

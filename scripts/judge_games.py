@@ -49,6 +49,7 @@ from harness.errors import PlayerError
 from harness.games import Rules, State
 from harness.games import load as load_game
 from harness.replay import replay_states
+from harness.results import read_results_file
 from players.uci import MATE_CP, UCIEngine, action_to_move
 
 OUTCOMES = ("loss", "draw", "win", "any")
@@ -60,16 +61,10 @@ PHASES = (("opening", 20), ("middle", 60), ("late", 10**9))  # decided by this p
 
 def read_matches(path: Path) -> list[dict[str, Any]]:
     """The stored matches of ``path``; a torn last line (a run still writing) is left out, not cut."""
-    lines = path.read_text().splitlines(keepends=True)
-    matches = []
-    for number, line in enumerate(lines, 1):
-        try:
-            matches.append(json.loads(line))
-        except json.JSONDecodeError:
-            if number == len(lines) and not line.endswith("\n"):
-                break
-            raise SystemExit(f"judge_games: {path} line {number} is not a match result") from None
-    return matches
+    try:
+        return read_results_file(path)[0]
+    except ValueError as error:
+        raise SystemExit(f"judge_games: {path} {error}") from None
 
 
 def pawns(score: int) -> float:

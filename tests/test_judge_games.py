@@ -67,6 +67,17 @@ def test_tried_players_choose_at_the_worst_move_and_are_read_beside_the_played_m
         assert counts["mistakes"] == int(game["worst"]["before"] - tried[spec]["after"] > 2.0)
 
 
+def test_a_file_still_being_written_is_read_without_its_torn_line_and_left_as_it_is(fairy_stockfish, results,
+                                                                                      tmp_path):
+    writing = tmp_path / "writing.jsonl"
+    whole = results.read_text()
+    writing.write_text(whole + whole[:40])  # a run in the middle of appending a match
+    done = run(str(writing), "--depth", "2", "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["summary"]["games"] == 1
+    assert writing.read_text() == whole + whole[:40]  # a reader does not cut a writer's file
+
+
 @pytest.mark.parametrize("args, says", [
     (["missing.jsonl"], "missing.jsonl is not a file"),
     (["--depth", "0"], "--depth must be at least 1"),
