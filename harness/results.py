@@ -17,6 +17,8 @@ import os
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from harness.errors import InvalidInput
+
 Action = dict[str, Any]
 
 
@@ -65,7 +67,7 @@ def read_results_file(path: str | os.PathLike[str]) -> tuple[list[dict[str, Any]
     length is shorter than the file, a writer cuts the file there before appending.
 
     Raises:
-        ValueError: a line before the last is not JSON; the message starts with its line number.
+        InvalidInput: a line before the last is not JSON; the message starts with its line number.
     """
     with open(path, "rb") as handle:
         lines = handle.read().splitlines(keepends=True)
@@ -76,6 +78,6 @@ def read_results_file(path: str | os.PathLike[str]) -> tuple[list[dict[str, Any]
         except json.JSONDecodeError as error:
             if number == len(lines) and not line.endswith(b"\n"):
                 break
-            raise ValueError(f"line {number} is not a match result ({error})") from None
+            raise InvalidInput(f"line {number} is not a match result ({error})") from None
         length += len(line)
     return rows, length
