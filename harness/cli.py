@@ -892,15 +892,25 @@ def main(argv: list[str] | None = None) -> int:
         click.echo("harness: interrupted", err=True)
         return EXIT_INTERRUPTED
     except click.UsageError as error:  # BadParameter, NoSuchOption, MissingParameter ...
-        click.echo(f"harness: error: {one_line(error.format_message())}", err=True)
+        # click quotes what was typed, and a URL may sit where another value was due
+        click.echo(f"harness: error: {one_line(masked(error.format_message(), args))}", err=True)
         return EXIT_BAD_INPUT
     except click.ClickException as error:
-        click.echo(f"harness: error: {one_line(error.format_message())}", err=True)
+        click.echo(f"harness: error: {one_line(masked(error.format_message(), args))}", err=True)
         return error.exit_code
     except Exception as error:  # the last resort: whatever escaped a command
         click.echo(last_resort_line(error, args), err=True)
         return EXIT_FAILED
     return result if isinstance(result, int) else EXIT_OK
+
+
+def masked(text: str, args: list[str]) -> str:
+    """``text`` with the passwords of the command line's database URLs and of any URL in it masked."""
+    try:
+        from harness.db import mask_secrets
+    except Exception:  # a broken install: mask what a pattern can find without the database layer
+        return re.sub(r"(://[^:/@\s]*:)[^@\s]*@", r"\1***@", text)
+    return mask_secrets(text, given_database_urls(args))
 
 
 def last_resort_line(error: BaseException, args: list[str]) -> str:
@@ -911,16 +921,17 @@ def last_resort_line(error: BaseException, args: list[str]) -> str:
     """
     if debug_requested(args):
         print_traceback(error, args)
-    try:
-        from harness.db import foreign_database_error, mask_secrets
-    except Exception:  # a broken install must not hide the error itself
-        return f"harness: {type(error).__name__}: {one_line(str(error))}"
-    urls = given_database_urls(args)
-    translated = foreign_database_error(error) if "sqlalchemy" in sys.modules else None
+    translated = None
+    if "sqlalchemy" in sys.modules:
+        try:
+            from harness.db import foreign_database_error
+            translated = foreign_database_error(error)
+        except Exception:  # a broken install must not hide the error itself
+            pass
     if translated is not None:
-        return f"harness: error: {one_line(mask_secrets(str(translated), urls))}"
+        return f"harness: error: {one_line(masked(str(translated), args))}"
     text = one_line(str(error)) or "(no message)"
-    return f"harness: {type(error).__name__}: {one_line(mask_secrets(text, urls))}"
+    return f"harness: {type(error).__name__}: {one_line(masked(text, args))}"
 
 
 def one_line(text: str) -> str:

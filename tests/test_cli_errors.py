@@ -97,6 +97,13 @@ def test_a_database_url_with_a_port_that_is_not_a_number_is_bad_input(capsys):
     assert "its port is not a number" in err and "postgresql://u:***@h:notaport/db" in err
 
 
+def test_a_database_url_that_lands_on_another_argument_is_masked_in_clicks_own_error(capsys):
+    # Found by the fuzz test: ``--db`` took the next flag as its value, so click quoted the URL as MATCH_ID.
+    code, _, err = run(capsys, "show", "--db", "--nope", f"postgresql://u:{SECRET}@h:notaport/db", "1")
+    assert code == 2 and err.count("\n") == 1 and SECRET not in err
+    assert "'postgresql://u:***@h:notaport/db' is not a valid integer" in err
+
+
 def test_report_checks_its_output_directory_before_any_work(capsys, tmp_path):
     database = tmp_path / "h.db"
     code, _, err = run(capsys, "report", "no-such-study", "--out", str(tmp_path / "missing" / "r.html"),
