@@ -10,7 +10,8 @@ Because nobody knows which guess is right, ``depth`` and ``eval`` make a
 ladder of them (``players.ladder``): ``gbot:depth=6,eval=material`` is the
 level's stand-in searching six plies on material alone. The evaluations are
 ``GBOT_EVALS`` in ``harness.games.<game>.search``: ``material``, ``default`` (the
-project's default weights) and one more per game.
+project's default weights when the ladder was made: Chinese chess's keep its
+textbook weights, from before its defaults were fitted) and one more per game.
 """
 
 from __future__ import annotations

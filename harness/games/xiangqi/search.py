@@ -38,7 +38,7 @@ from harness.games.xiangqi._core import (ADVISOR, CANNON, CHARIOT, ELEPHANT, GEN
                                          INDEX_OF_SQUARE, MAX_MOVES, NSQ, OWN_HALF, SIDE, SOLDIER, generate,
                                          generate_legal, in_check, is_attacked, make, make_legal, unmake)
 from harness.games.xiangqi import MOVE_LIMIT
-from harness.games.xiangqi.features import FEATURES
+from harness.games.xiangqi.features import FEATURES, TEXTBOOK
 from harness.games.gamekit import SearchResult, feature_index
 
 _MATERIAL = {"soldier_advance": 0.0, "piece_square": 0.0, "mobility": 0.0, "general_safety": 0.0}
@@ -52,15 +52,16 @@ PLAIN = "quiescence+ordering"
 
 GBOT = {
     # A guess at the live G-Bot: fixed-depth minimax on material alone.
-    "default": {"depth": 3, "techniques": PLAIN, "weights": _MATERIAL | _LATER_FEATURES},
+    "default": {"depth": 3, "techniques": PLAIN, "weights": TEXTBOOK | _MATERIAL | _LATER_FEATURES},
 }
 
 # The evaluations a ladder stand-in may use (``gbot:depth=5,eval=material``): material alone, the
-# project's default weights, and an active style that values mobility and piece placement more.
+# project's weights when the ladder was made (``TEXTBOOK``, not today's fitted defaults, so a rung
+# keeps its meaning), and an active style that values mobility and piece placement more.
 GBOT_EVALS: dict[str, dict[str, float]] = {
-    "material": _MATERIAL | _LATER_FEATURES,
-    "default": dict(_LATER_FEATURES),
-    "active": {"mobility": 0.15, "piece_square": 1.5} | _LATER_FEATURES,
+    "material": TEXTBOOK | _MATERIAL | _LATER_FEATURES,
+    "default": TEXTBOOK | _LATER_FEATURES,
+    "active": TEXTBOOK | {"mobility": 0.15, "piece_square": 1.5} | _LATER_FEATURES,
 }
 
 WIN = 10000.0
