@@ -168,6 +168,19 @@ class UCIEngine:
             lines.append(line)
 
 
+def position_reader(command: str) -> UCIEngine:
+    """One engine with one thread and a small table, for reading stored positions one at a time (the
+    analysis scripts: ``scripts/judge_games.py``, ``scripts/fit_xiangqi_eval.py``).
+
+    Raises:
+        SpecError: a command ``shlex`` cannot split.
+        PlayerError: the engine failed the handshake.
+        OSError: the command could not be started.
+    """
+    argv = split_command("uci", command, "fairy-stockfish")
+    return UCIEngine(argv, {"Threads": "1", "Hash": "16"}, "auto", 30.0)
+
+
 def parse_info(line: str) -> dict[str, int]:
     """Depth, nodes and score (centipawns; mates as +-(MATE_CP - n)) of one ``info`` line."""
     tokens = line.split()

@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -43,14 +42,14 @@ from typing import Any
 import numpy as np
 
 from harness.cli import print_table
-from harness.errors import PlayerError
-from harness.games import load as load_game
+from harness.errors import PlayerError, SpecError
+from harness.games import State, load as load_game
 from harness.games.xiangqi import _core as core
 from harness.games.xiangqi.features import FEATURES
 from harness.games.xiangqi.search import evaluate
 from harness.replay import replay_states
 from harness.results import read_results_file
-from players.uci import UCIEngine, move_to_action
+from players.uci import UCIEngine, move_to_action, position_reader
 
 FIRST_PLY = 3  # after the two random opening plies and the first reply
 QUIET_LIMIT = 1500  # centipawns: beyond this a position is decided, not evaluated
@@ -131,20 +130,20 @@ def label(fens: list[str], path: Path, engine: UCIEngine, depth: int) -> dict[st
     return {fen: labels[fen] for fen in fens if fen in labels}
 
 
-def contributions(fen: str) -> np.ndarray:
-    """Each fitted weight's contribution to red's evaluation of ``fen`` (the weight alone at 1)."""
-    board, _slot, plist, _ = RULES.position(RULES.from_fen(fen))
+def contributions(state: State) -> np.ndarray:
+    """Each fitted weight's contribution to red's evaluation of ``state`` (the weight alone at 1)."""
+    board, _slot, plist, _ = RULES.position(state)
     moves = np.zeros(core.MAX_MOVES, dtype=np.int64)
     return np.array([evaluate(board, plist, 0, weights, moves)
                      - (0.0 if base is None else evaluate(board, plist, 0, base, moves))
                      for weights, base in PROBES])
 
 
-def quiet(row: dict[str, Any]) -> bool:
-    """A position a static evaluation can be right about: not in check, no capture best, not decided."""
+def quiet(row: dict[str, Any], state: State) -> bool:
+    """A position (``row``'s reading of ``state``) a static evaluation can be right about: not in check,
+    no capture best, not decided."""
     if abs(row["red_cp"]) >= QUIET_LIMIT:
         return False
-    state = RULES.from_fen(row["fen"])
     target = move_to_action(row["best"], 1)["to"]
     if state.cells[target[0] * 9 + target[1]]:
         return False
@@ -193,18 +192,19 @@ def main() -> int:
         parser.error(f"--labels: the folder {args.labels.parent} does not exist")
     fens = positions(args.files)
     try:
-        engine = UCIEngine(shlex.split(args.engine), {"Threads": "1", "Hash": "16"}, "auto", 30.0)
-    except (PlayerError, OSError) as error:
+        engine = position_reader(args.engine)
+    except (PlayerError, SpecError, OSError) as error:
         parser.error(f"--engine {args.engine}: {error}")
     try:
         labels = label(fens, args.labels, engine, args.depth)
     finally:
         engine.close()
-    rows = [row for row in labels.values() if quiet(row)]
+    read = [(row, RULES.from_fen(row["fen"])) for row in labels.values()]
+    rows = [(row, state) for row, state in read if quiet(row, state)]
     if len(rows) < 10 * len(FITTED):
         parser.error(f"only {len(rows)} quiet positions in these files; the fit needs at least {10 * len(FITTED)}")
-    features = np.array([contributions(row["fen"]) for row in rows])
-    readings = np.array([row["red_cp"] / 100.0 for row in rows])
+    features = np.array([contributions(state) for _row, state in rows])
+    readings = np.array([row["red_cp"] / 100.0 for row, _state in rows])
     prior = np.array([FEATURES[name].default for name in FITTED])
     weights, scale = fit(features, readings, prior, args.ridge)
     fitted = {name: round(float(value), 4) for name, value in zip(FITTED, weights)}

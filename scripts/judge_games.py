@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shlex
 import statistics
 import sys
 from collections.abc import Sequence
@@ -45,12 +44,12 @@ from typing import Any
 
 import players
 from harness.cli import print_table
-from harness.errors import PlayerError
+from harness.errors import PlayerError, SpecError
 from harness.games import Rules, State
 from harness.games import load as load_game
 from harness.replay import replay_states
 from harness.results import read_results_file
-from players.uci import MATE_CP, UCIEngine, action_to_move
+from players.uci import MATE_CP, UCIEngine, action_to_move, position_reader
 
 OUTCOMES = ("loss", "draw", "win", "any")
 SEATS = ("red", "black")
@@ -195,8 +194,8 @@ def main() -> int:
     except ValueError as error:  # a spec that does not parse
         parser.error(str(error))
     try:
-        engine = UCIEngine(shlex.split(args.engine), {"Threads": "1", "Hash": "16"}, "auto", 30.0)
-    except (PlayerError, OSError) as error:
+        engine = position_reader(args.engine)
+    except (PlayerError, SpecError, OSError) as error:
         parser.error(f"--engine {args.engine}: {error}")
     try:
         judged = []

@@ -49,8 +49,8 @@ def test_the_fit_recovers_the_weights_behind_the_readings_on_the_priors_scale(sc
 def test_every_weight_but_the_limit_has_its_own_contribution(script):
     start = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1"
     assert "move_limit" not in script.FITTED and len(script.FITTED) == len(script.FEATURES) - 1
-    assert np.allclose(script.contributions(start), 0.0)  # the start is symmetric: every term cancels
-    after = script.contributions("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/1NBAKABNR w - - 0 1")
+    assert np.allclose(script.contributions(script.RULES.from_fen(start)), 0.0)  # the start is symmetric: every term cancels
+    after = script.contributions(script.RULES.from_fen("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/1NBAKABNR w - - 0 1"))
     assert after[script.FITTED.index("chariot")] == -1.0  # red without a chariot
 
 

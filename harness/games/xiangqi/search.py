@@ -130,10 +130,12 @@ REDUCTION = np.array([[max(1, int(0.5 + np.log(d) * np.log(m) / 2.0)) if d and m
 
 
 @njit(cache=True)
-def _exposure(board, king, owner):
-    """Enemy chariots (at most one piece between) and cannons (at most two) on the general's lines."""
+def _line_threats(board, king, owner):
+    """Enemy pieces on the general's four lines: chariots with at most one piece between and cannons with
+    at most two (``exposed_general``), and of those the cannons with none between (``empty_cannon``)."""
     enemy = (1 - owner) * 8
-    found = 0
+    exposed = 0
+    empty = 0
     for k in range(4):
         d = core.ORTHOGONAL[k]
         s = king + d
@@ -142,25 +144,12 @@ def _exposure(board, king, owner):
             p = board[s]
             if p != 0:
                 if (p == enemy + CHARIOT and between <= 1) or p == enemy + CANNON:
-                    found += 1
+                    exposed += 1
+                    if p == enemy + CANNON and between == 0:
+                        empty += 1
                 between += 1
             s += d
-    return found
-
-
-@njit(cache=True)
-def _empty_cannons(board, king, owner):
-    """Enemy cannons that are the first piece on one of the general's lines."""
-    cannon = (1 - owner) * 8 + CANNON
-    found = 0
-    for k in range(4):
-        d = core.ORTHOGONAL[k]
-        s = king + d
-        while board[s] == 0:
-            s += d
-        if board[s] == cannon:
-            found += 1
-    return found
+    return exposed, empty
 
 
 @njit(cache=True)
@@ -203,10 +192,10 @@ def _static_value(board, plist, weights):
         # Guards of the own general count for ``owner``; its pieces near the other palace too.
         score += sign * weights[W_SAFETY] * (0.25 * defenders + attackers)
         score += sign * (weights[W_ACROSS] * across - weights[W_HANGING] * lost)
-        if weights[W_EXPOSED] != 0.0 and plist[owner * 16] != 0:
-            score -= sign * weights[W_EXPOSED] * _exposure(board, plist[owner * 16], owner)
-        if weights[W_EMPTY_CANNON] != 0.0 and plist[owner * 16] != 0:
-            score -= sign * weights[W_EMPTY_CANNON] * _empty_cannons(board, plist[owner * 16], owner)
+        if (weights[W_EXPOSED] != 0.0 or weights[W_EMPTY_CANNON] != 0.0) and plist[owner * 16] != 0:
+            exposed, empty = _line_threats(board, plist[owner * 16], owner)
+            score -= sign * weights[W_EXPOSED] * exposed   # two steps, as before they shared a walk: same bits
+            score -= sign * weights[W_EMPTY_CANNON] * empty
     return score
 
 
