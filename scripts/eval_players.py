@@ -233,15 +233,15 @@ def load_results(path: Path) -> dict[str, MatchResult]:
         return {}
     try:
         rows, length = read_results_file(path)
-        stored = {}
-        for number, row in enumerate(rows, 1):
-            try:
-                result = MatchResult(**row)
-            except TypeError as error:
-                raise ValueError(f"line {number} is not a match result ({error})") from None
-            stored[result.key] = result
     except ValueError as error:
         raise SystemExit(f"eval_players: {path} {error}") from None
+    stored = {}
+    for number, row in enumerate(rows, 1):
+        try:
+            result = MatchResult(**row)
+        except TypeError as error:
+            raise SystemExit(f"eval_players: {path} line {number} is not a match result ({error})") from None
+        stored[result.key] = result
     if length < path.stat().st_size:
         with path.open("r+") as handle:  # cut the torn line so appends start on a fresh one
             handle.truncate(length)

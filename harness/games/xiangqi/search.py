@@ -42,9 +42,6 @@ from harness.games.xiangqi.features import FEATURES, TEXTBOOK
 from harness.games.gamekit import SearchResult, feature_index
 
 _MATERIAL = {"soldier_advance": 0.0, "piece_square": 0.0, "mobility": 0.0, "general_safety": 0.0}
-# The features added after the stand-ins were made: off for them, so each keeps its meaning.
-_LATER_FEATURES = {"horse_mobility": 0.0, "chariot_mobility": 0.0, "cannon_mobility": 0.0, "pieces_across": 0.0,
-                   "exposed_general": 0.0, "hanging": 0.0, "move_limit": 0.0, "empty_cannon": 0.0}
 
 # The search of the days before the techniques (quiescence, killers and history, a table that
 # always replaces): the G-Bot stand-ins keep it, so they keep their meaning.
@@ -52,16 +49,17 @@ PLAIN = "quiescence+ordering"
 
 GBOT = {
     # A guess at the live G-Bot: fixed-depth minimax on material alone.
-    "default": {"depth": 3, "techniques": PLAIN, "weights": TEXTBOOK | _MATERIAL | _LATER_FEATURES},
+    "default": {"depth": 3, "techniques": PLAIN, "weights": TEXTBOOK | _MATERIAL},
 }
 
 # The evaluations a ladder stand-in may use (``gbot:depth=5,eval=material``): material alone, the
-# project's weights when the ladder was made (``TEXTBOOK``, not today's fitted defaults, so a rung
-# keeps its meaning), and an active style that values mobility and piece placement more.
+# project's weights when the ladder was made, and an active style that values mobility and piece
+# placement more. All are built on ``TEXTBOOK``, which names every feature (those added since at 0),
+# not on today's fitted defaults, so a rung keeps its meaning.
 GBOT_EVALS: dict[str, dict[str, float]] = {
-    "material": TEXTBOOK | _MATERIAL | _LATER_FEATURES,
-    "default": TEXTBOOK | _LATER_FEATURES,
-    "active": TEXTBOOK | {"mobility": 0.15, "piece_square": 1.5} | _LATER_FEATURES,
+    "material": TEXTBOOK | _MATERIAL,
+    "default": dict(TEXTBOOK),
+    "active": TEXTBOOK | {"mobility": 0.15, "piece_square": 1.5},
 }
 
 WIN = 10000.0
