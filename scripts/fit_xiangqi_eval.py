@@ -2,7 +2,7 @@
 """Fit Chinese chess's evaluation weights to a UCI engine's readings of stored positions.
 
 Usage: scripts/fit_xiangqi_eval.py FILE [FILE ...] --labels LABELS [--engine COMMAND] [--depth N]
-                                   [--ridge L] [--json]
+                                   [--ridge L] [--squares TABLE] [--without NAME ...] [--json]
 
 FILE is a ``--results`` file of ``eval_players.py``. Every distinct position of
 its Chinese chess games (from ply 3, before the end) is read once by the engine
@@ -22,6 +22,17 @@ maps the default evaluation onto them), and the ridge pulls every weight
 towards its default, so a weight the positions say little about stays put.
 ``move_limit`` is not fitted (no position here is at the limit).
 
+``--squares TABLE`` also fits a value for every kind on every square (seen
+from its own side, the two halves of the board folded onto one: 350 values)
+and writes them to TABLE in the form ``harness/games/xiangqi/squares.json``
+takes; the ``squares`` weight is then 1 and the terms the table subsumes
+(``piece_square``, ``soldier_crossed``, ``soldier_advance``) are held at 0.
+Each kind's values are centred on the squares it stood on in these
+positions, their mean moved into its material weight, so a piece value
+keeps meaning a piece's average worth. ``--without NAME`` holds a weight at
+0 (the four move counts, for example: they cost a move generation for both
+sides at every evaluation).
+
 It prints each weight's default and fitted value, the held-out correlation
 with the readings of the defaults and of the fit (fitted on four fifths of
 the positions, measured on the rest; the printed weights are then fitted on
@@ -35,6 +46,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -45,15 +57,16 @@ from harness.cli import print_table
 from harness.errors import PlayerError, SpecError
 from harness.games import State, load as load_game
 from harness.games.xiangqi import _core as core
-from harness.games.xiangqi.features import FEATURES
-from harness.games.xiangqi.search import evaluate
+from harness.games.xiangqi.features import FEATURES, KIND_WEIGHTS, SQUARE_KINDS, fold
+from harness.games.xiangqi.search import SQUARES, evaluate
 from harness.replay import replay_states
 from harness.results import read_results_file
 from players.uci import UCIEngine, move_to_action, position_reader
 
 FIRST_PLY = 3  # after the two random opening plies and the first reply
 QUIET_LIMIT = 1500  # centipawns: beyond this a position is decided, not evaluated
-FITTED = [name for name in FEATURES if name != "move_limit"]
+FITTED = [name for name in FEATURES if name not in ("move_limit", "squares")]
+SUBSUMED = ("piece_square", "soldier_crossed", "soldier_advance")  # what a fitted square table stands for
 RULES = load_game("xiangqi")
 
 
@@ -134,9 +147,39 @@ def contributions(state: State) -> np.ndarray:
     """Each fitted weight's contribution to red's evaluation of ``state`` (the weight alone at 1)."""
     board, _slot, plist, _ = RULES.position(state)
     moves = np.zeros(core.MAX_MOVES, dtype=np.int64)
-    return np.array([evaluate(board, plist, 0, weights, moves)
-                     - (0.0 if base is None else evaluate(board, plist, 0, base, moves))
+    return np.array([evaluate(board, plist, 0, weights, SQUARES, moves)
+                     - (0.0 if base is None else evaluate(board, plist, 0, base, SQUARES, moves))
                      for weights, base in PROBES])
+
+
+def square_counts(state: State) -> tuple[np.ndarray, np.ndarray]:
+    """Per kind and folded square (``fold``): red's pieces less black's there (what a square value adds to
+    red's evaluation), and how many pieces of either side stand there; each (8, 10, 5), flattened."""
+    signed, present = np.zeros((8, 10, 5)), np.zeros((8, 10, 5))
+    for index, code in enumerate(state.cells):
+        if code:
+            owner, kind = code >> 3, code & 7
+            row, col = fold(index // 9, index % 9, owner)
+            signed[kind, row, col] += 1.0 if owner == 0 else -1.0
+            present[kind, row, col] += 1.0
+    return signed.ravel(), present.ravel()
+
+
+def square_values(values: np.ndarray, columns: np.ndarray, present: np.ndarray,
+                  weights: dict[str, float]) -> dict[str, list[list[float]]]:
+    """The fitted square values as the table file holds them, each kind centred on where its pieces stood
+    (``present``, summed over the positions), the mean moved into ``weights``' material weight."""
+    table = np.zeros(8 * 50)
+    table[columns] = values
+    table, present = table.reshape(8, 10, 5), present.reshape(8, 10, 5)
+    kinds = {}
+    for name, kind in SQUARE_KINDS.items():
+        mean = float((table[kind] * present[kind]).sum() / present[kind].sum())
+        table[kind][present[kind] > 0] -= mean
+        if kind in KIND_WEIGHTS:
+            weights[KIND_WEIGHTS[kind]] = round(weights[KIND_WEIGHTS[kind]] + mean, 4)
+        kinds[name] = [[round(float(value), 3) for value in row] for row in table[kind]]
+    return kinds
 
 
 def quiet(row: dict[str, Any], state: State) -> bool:
@@ -152,22 +195,25 @@ def quiet(row: dict[str, Any], state: State) -> bool:
     return not core.is_attacked(board, plist[side * 16], side)
 
 
-def fit(features: np.ndarray, readings: np.ndarray, prior: np.ndarray, ridge: float) -> tuple[np.ndarray, float]:
-    """Weights minimising |features @ w - readings / scale|^2 + ridge |w - prior|^2, and that scale (the
-    factor that best maps the prior's evaluation onto the readings)."""
-    prior_eval = features @ prior
-    scale = float(prior_eval @ readings / (prior_eval @ prior_eval))
+def scale(evaluation: np.ndarray, readings: np.ndarray) -> float:
+    """The one factor that best maps an evaluation onto the readings (an engine's pawn against ours)."""
+    return float(evaluation @ readings / (evaluation @ evaluation))
+
+
+def fit(features: np.ndarray, readings: np.ndarray, prior: np.ndarray, ridge: float) -> np.ndarray:
+    """Weights minimising |features @ w - readings|^2 + ridge |w - prior|^2."""
     gram = features.T @ features + ridge * np.eye(features.shape[1])
-    return np.linalg.solve(gram, features.T @ (readings / scale) + ridge * prior), scale
+    return np.linalg.solve(gram, features.T @ readings + ridge * prior)
 
 
-def held_out(features: np.ndarray, readings: np.ndarray, prior: np.ndarray, ridge: float) -> dict[str, float]:
-    """Correlation with the readings on a fixed fifth of the positions, of the defaults and of weights fitted
-    on the other four fifths."""
+def held_out(features: np.ndarray, readings: np.ndarray, prior: np.ndarray, ridge: float,
+             defaults: np.ndarray) -> dict[str, float]:
+    """Correlation with the readings on a fixed fifth of the positions, of the defaults' evaluation
+    (``defaults``) and of weights fitted on the other four fifths."""
     order = np.random.default_rng(0).permutation(len(readings))
     test, train = order[: len(order) // 5], order[len(order) // 5:]
-    weights, _ = fit(features[train], readings[train], prior, ridge)
-    return {"defaults": float(np.corrcoef(features[test] @ prior, readings[test])[0, 1]),
+    weights = fit(features[train], readings[train], prior, ridge)
+    return {"defaults": float(np.corrcoef(defaults[test], readings[test])[0, 1]),
             "fitted": float(np.corrcoef(features[test] @ weights, readings[test])[0, 1])}
 
 
@@ -181,10 +227,19 @@ def main() -> int:
     parser.add_argument("--depth", type=int, default=8, help="the engine's depth a position")
     parser.add_argument("--ridge", type=float, default=30.0, metavar="L",
                         help="how strongly each weight is held to its default")
+    parser.add_argument("--squares", type=Path, metavar="TABLE",
+                        help="also fit a value per kind and square, written to TABLE (squares.json's form)")
+    parser.add_argument("--without", action="append", default=[], metavar="NAME",
+                        help="hold this weight at 0 (repeatable)")
     parser.add_argument("--json", action="store_true", help="print one JSON line instead of a table")
     args = parser.parse_args()
     if args.depth < 1 or args.ridge < 0:
         parser.error("--depth must be at least 1 and --ridge at least 0")
+    unknown = [name for name in args.without if name not in FITTED]
+    if unknown:
+        parser.error(f"--without {unknown[0]}: not a fitted weight; fitted: {', '.join(FITTED)}")
+    if args.squares is not None and not args.squares.parent.is_dir():
+        parser.error(f"--squares: the folder {args.squares.parent} does not exist")
     for path in args.files:
         if not path.is_file():
             parser.error(f"{path} is not a file; give eval_players.py --results files")
@@ -203,20 +258,43 @@ def main() -> int:
     rows = [(row, state) for row, state in read if quiet(row, state)]
     if len(rows) < 10 * len(FITTED):
         parser.error(f"only {len(rows)} quiet positions in these files; the fit needs at least {10 * len(FITTED)}")
-    features = np.array([contributions(state) for _row, state in rows])
+    contributed = np.array([contributions(state) for _row, state in rows])
+    defaults = contributed @ np.array([FEATURES[name].default for name in FITTED])
     readings = np.array([row["red_cp"] / 100.0 for row, _state in rows])
-    prior = np.array([FEATURES[name].default for name in FITTED])
-    weights, scale = fit(features, readings, prior, args.ridge)
-    fitted = {name: round(float(value), 4) for name, value in zip(FITTED, weights)}
+    factor = scale(defaults, readings)  # the readings are put on the evaluation's scale
+    held = set(args.without) | (set(SUBSUMED) if args.squares else set())
+    kept = [i for i, name in enumerate(FITTED) if name not in held]
+    features, prior = contributed[:, kept], np.array([FEATURES[FITTED[i]].default for i in kept])
+    if args.squares:
+        signed, present = (np.array(part) for part in zip(*(square_counts(state) for _row, state in rows)))
+        columns = np.flatnonzero(present.sum(axis=0))
+        features, prior = np.hstack([features, signed[:, columns]]), np.concatenate([prior, np.zeros(len(columns))])
+    weights = fit(features, readings / factor, prior, args.ridge)
+    fitted = {name: 0.0 for name in FITTED}
+    fitted.update({FITTED[i]: round(float(value), 4) for i, value in zip(kept, weights)})
+    if args.squares:
+        table = square_values(weights[len(kept):], columns, present.sum(axis=0), fitted)
+        about = (f"pawns beyond the material weight, per kind, 10 rows from the far side to the own back rank, "
+                 f"5 files from the edge to the middle; fitted by scripts/fit_xiangqi_eval.py --squares to "
+                 f"{len(rows)} quiet positions read at depth {args.depth}")
+        text = json.dumps({"about": about, "kinds": table}, indent=1)
+        # a row of numbers to a line, so the file reads as a board
+        args.squares.write_text(re.sub(r"\[\s+([^\[\]]*?)\s+\]", lambda row: "[" + " ".join(row[1].split()) + "]", text)
+                                + "\n")
+        fitted["squares"] = 1.0
     result = {"positions": len(labels), "quiet": len(rows), "depth": args.depth, "ridge": args.ridge,
-              "scale": round(scale, 4), "correlation": held_out(features, readings, prior, args.ridge),
+              "scale": round(factor, 4), "correlation": held_out(features, readings / factor, prior, args.ridge,
+                                                                 defaults),
               "weights": fitted, "spec": ",".join(f"w.{name}={value:g}" for name, value in fitted.items())}
     if args.json:
         print(json.dumps(result))
         return 0
     print_table(f"{result['quiet']} quiet positions of {result['positions']}, read at depth {args.depth} "
-                f"(1 pawn of the evaluation = {scale:.2f} of the engine's)", ["weight", "default", "fitted"],
-                [[name, f"{FEATURES[name].default:g}", f"{value:g}"] for name, value in fitted.items()])
+                f"(1 pawn of the evaluation = {factor:.2f} of the engine's)", ["weight", "default", "fitted"],
+                [[name, f"{FEATURES[name].default:g}", f"{value:g}" + (" (held)" if name in held else "")]
+                 for name, value in fitted.items()])
+    if args.squares:
+        print(f"square values written to {args.squares}")
     correlation = result["correlation"]
     print(f"held-out correlation with the readings: defaults {correlation['defaults']:.3f}, "
           f"fitted {correlation['fitted']:.3f}")

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from harness.games.xiangqi.features import square_table
 from harness.match import MatchSpec, play_match
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -36,25 +37,26 @@ def test_the_fit_recovers_the_weights_behind_the_readings_on_the_priors_scale(sc
     features = rng.normal(size=(400, 5))
     truth = np.array([9.0, 4.5, 4.0, 1.0, 0.2])
     readings = 0.8 * features @ truth  # an engine whose pawn is 0.8 of the evaluation's
-    weights, scale = script.fit(features, readings, truth, ridge=0.0)
-    assert scale == pytest.approx(0.8) and weights == pytest.approx(truth)
-    # from another prior the scale is that prior's, and the weights are the truth on it
-    weights, scale = script.fit(features, readings, truth * 2.0, ridge=0.0)
-    assert weights * scale / 0.8 == pytest.approx(truth)
+    factor = script.scale(features @ truth, readings)
+    assert factor == pytest.approx(0.8)
+    assert script.fit(features, readings / factor, truth * 2.0, ridge=0.0) == pytest.approx(truth)
+    # on another prior's scale the weights are the truth on that scale
+    assert script.fit(features, readings / script.scale(features @ truth * 2.0, readings), truth, ridge=0.0) \
+        == pytest.approx(truth * 2.0)
     # a strong ridge keeps the prior
-    weights, _ = script.fit(features, readings, np.ones(5), ridge=1e9)
-    assert weights == pytest.approx(np.ones(5), abs=1e-3)
+    assert script.fit(features, readings, np.ones(5), ridge=1e9) == pytest.approx(np.ones(5), abs=1e-3)
 
 
 def test_every_weight_but_the_limit_has_its_own_contribution(script):
     start = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1"
-    assert "move_limit" not in script.FITTED and len(script.FITTED) == len(script.FEATURES) - 1
+    assert "move_limit" not in script.FITTED and "squares" not in script.FITTED
+    assert len(script.FITTED) == len(script.FEATURES) - 2
     assert np.allclose(script.contributions(script.RULES.from_fen(start)), 0.0)  # the start is symmetric: every term cancels
     after = script.contributions(script.RULES.from_fen("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/1NBAKABNR w - - 0 1"))
     assert after[script.FITTED.index("chariot")] == -1.0  # red without a chariot
 
 
-def test_the_engine_reads_each_position_once_and_the_fit_is_repeatable(fairy_stockfish, tmp_path):
+def test_the_engine_reads_each_position_once_and_the_fit_is_repeatable(script, fairy_stockfish, tmp_path):
     results, labels = tmp_path / "results.jsonl", tmp_path / "labels.jsonl"
     results.write_text("".join(json.dumps(play_match(MatchSpec("xiangqi", "random", "random", seed, 2)).to_dict())
                                + "\n" for seed in range(8)))
@@ -67,6 +69,20 @@ def test_the_engine_reads_each_position_once_and_the_fit_is_repeatable(fairy_sto
     again = run(str(results), "--labels", str(labels), "--depth", "2", "--json")
     assert "new positions" not in again.stderr  # every reading came from LABELS
     assert json.loads(again.stdout) == report
+    # a square table as well, the move counts held: the table is written in the form the engine reads
+    table = tmp_path / "squares.json"
+    held = ["mobility", "horse_mobility", "chariot_mobility", "cannon_mobility"]
+    squares = run(str(results), "--labels", str(labels), "--depth", "2", "--json", "--squares", str(table),
+                  *[arg for name in held for arg in ("--without", name)])
+    assert squares.returncode == 0, squares.stderr
+    weights = json.loads(squares.stdout)["weights"]
+    assert weights["squares"] == 1.0 and all(weights[name] == 0.0 for name in held + list(script.SUBSUMED))
+    values = square_table(table)
+    assert values.shape == (8, 90) and np.abs(values).sum() > 0
+    # the start position: 32 pieces, each of red's on the square of its black twin seen from black
+    start = script.RULES.initial_state()
+    signed, present = script.square_counts(start)
+    assert present.sum() == 32 and signed.sum() == 0.0
 
 
 @pytest.mark.parametrize("args, says", [
@@ -74,6 +90,8 @@ def test_the_engine_reads_each_position_once_and_the_fit_is_repeatable(fairy_sto
     (["--labels", "no/such/folder/labels.jsonl"], "--labels: the folder no/such/folder does not exist"),
     (["--labels", "labels.jsonl", "--depth", "0"], "--depth must be at least 1"),
     (["--labels", "labels.jsonl", "--engine", "no-such-engine-here"], "--engine no-such-engine-here"),
+    (["--labels", "labels.jsonl", "--without", "horsepower"], "--without horsepower: not a fitted weight"),
+    (["--labels", "labels.jsonl", "--squares", "no/such/folder/t.json"], "--squares: the folder no/such/folder"),
 ])
 def test_bad_input_is_one_line_and_exit_2(tmp_path, args, says):
     results = tmp_path / "results.jsonl"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -11,9 +13,9 @@ from harness.errors import IllegalAction, SpecError
 from harness.games import load
 from harness.testing import check_player
 from players.features import defaults, weight_vector
-from harness.games.xiangqi.features import FEATURES, TEXTBOOK, material
+from harness.games.xiangqi.features import FEATURES, TEXTBOOK, fold, material, square_table
 from harness.games.xiangqi import search as search_module
-from harness.games.xiangqi.search import WIN, evaluate, rollout, search
+from harness.games.xiangqi.search import SQUARES, WIN, evaluate, rollout, search
 
 RULES = load("xiangqi")
 WEIGHTS = weight_vector("xiangqi")
@@ -50,10 +52,11 @@ def test_evaluation_reads_its_weights_from_the_vector():
     state = RULES.from_fen("3k5/9/9/9/9/9/9/9/9/R3K4 w - - 0 1")  # red is a chariot up
     board, _, plist, _ = RULES.position(state)
     moves = np.empty(256, dtype=np.int64)
-    base = evaluate(board, plist, 0, WEIGHTS, moves)
-    richer = evaluate(board, plist, 0, weight_vector("xiangqi", {"chariot": FEATURES["chariot"].default + 3.0}), moves)
+    base = evaluate(board, plist, 0, WEIGHTS, SQUARES, moves)
+    richer = evaluate(board, plist, 0, weight_vector("xiangqi", {"chariot": FEATURES["chariot"].default + 3.0}),
+                      SQUARES, moves)
     assert richer - base == pytest.approx(3.0)
-    assert evaluate(board, plist, 1, WEIGHTS, moves) == pytest.approx(-base)
+    assert evaluate(board, plist, 1, WEIGHTS, SQUARES, moves) == pytest.approx(-base)
 
 
 def test_alphabeta_finds_the_mate_in_two():
@@ -182,8 +185,8 @@ FEATURE_POSITION = "3k5/9/8R/9/2H6/9/9/C3r4/4A4/4K4 w - - 0 1"
 def test_empty_cannon_counts_cannons_facing_the_general_with_nothing_between(fen, gain):
     board, _, plist, _ = RULES.position(RULES.from_fen(fen))
     moves = np.empty(256, dtype=np.int64)
-    on = evaluate(board, plist, 0, weight_vector("xiangqi", {"empty_cannon": 1.0}), moves)
-    off = evaluate(board, plist, 0, weight_vector("xiangqi", {"empty_cannon": 0.0}), moves)
+    on = evaluate(board, plist, 0, weight_vector("xiangqi", {"empty_cannon": 1.0}), SQUARES, moves)
+    off = evaluate(board, plist, 0, weight_vector("xiangqi", {"empty_cannon": 0.0}), SQUARES, moves)
     assert on - off == pytest.approx(gain)
     assert search_module.GBOT_EVALS["default"]["empty_cannon"] == 0.0   # the stand-ins keep their evaluation
 
@@ -200,10 +203,40 @@ def test_each_new_feature_reads_its_own_weight(feature, gain):
     state = RULES.from_fen(FEATURE_POSITION)
     board, _, plist, _ = RULES.position(state)
     moves = np.empty(256, dtype=np.int64)
-    on = evaluate(board, plist, 0, weight_vector("xiangqi", TEXTBOOK | {feature: 1.0}), moves)
-    off = evaluate(board, plist, 0, weight_vector("xiangqi", TEXTBOOK | {feature: 0.0}), moves)
+    on = evaluate(board, plist, 0, weight_vector("xiangqi", TEXTBOOK | {feature: 1.0}), SQUARES, moves)
+    off = evaluate(board, plist, 0, weight_vector("xiangqi", TEXTBOOK | {feature: 0.0}), SQUARES, moves)
     assert on - off == pytest.approx(gain)
-    assert evaluate(board, plist, 1, weight_vector("xiangqi", TEXTBOOK | {feature: 1.0}), moves) == pytest.approx(-on)
+    assert evaluate(board, plist, 1, weight_vector("xiangqi", TEXTBOOK | {feature: 1.0}), SQUARES,
+                    moves) == pytest.approx(-on)
+
+
+def test_the_square_table_mirrors_each_folded_column_and_reads_every_kind(tmp_path):
+    path = tmp_path / "squares.json"
+    kinds = {name: [[0.0] * 5 for _ in range(10)] for name in
+             ("general", "advisor", "elephant", "horse", "chariot", "cannon", "soldier")}
+    kinds["horse"][7][1] = 0.5   # row 7 from red's side, the second file from either edge
+    kinds["soldier"][3][4] = 2.0  # the middle file
+    path.write_text(json.dumps({"kinds": kinds}))
+    table = square_table(path)
+    assert table.shape == (8, 90) and table.sum() == pytest.approx(0.5 * 2 + 2.0)
+    assert table[4, 7 * 9 + 1] == table[4, 7 * 9 + 7] == 0.5 and table[7, 3 * 9 + 4] == 2.0
+    assert fold(2, 7, 1) == (7, 1) and fold(7, 1, 0) == (7, 1)  # a black piece seen from its own side
+
+
+def test_the_squares_weight_adds_each_pieces_square_value_seen_from_its_own_side():
+    # red horse (7, 2), black horse (2, 6): the same square each from its own side, folded; they cancel
+    # at any weight, and a lone red horse adds its square value times the weight
+    table = SQUARES
+    value = table[4, 7 * 9 + 2]
+    assert value != 0.0 and table[4, 7 * 9 + 6] == value  # the shipped table: fitted, mirrored
+    for fen, gain in (("3k5/9/6h2/9/9/9/9/2H6/9/4K4 w - - 0 1", 0.0), ("3k5/9/9/9/9/9/9/2H6/9/4K4 w - - 0 1", value)):
+        board, _, plist, _ = RULES.position(RULES.from_fen(fen))
+        moves = np.empty(256, dtype=np.int64)
+        on = evaluate(board, plist, 0, weight_vector("xiangqi", TEXTBOOK | {"squares": 2.0}), SQUARES, moves)
+        off = evaluate(board, plist, 0, weight_vector("xiangqi", TEXTBOOK | {"squares": 0.0}), SQUARES, moves)
+        general = 2.0 * (table[1, 9 * 9 + 4] - table[1, 9 * 9 + 3])  # red's general on (9, 4), black's on (0, 3)
+        assert on - off == pytest.approx(2.0 * gain + general)
+    assert search_module.GBOT_EVALS["default"]["squares"] == 0.0   # the stand-ins keep their evaluation
 
 
 def test_node_counts_of_fixed_searches_are_golden():
@@ -214,7 +247,7 @@ def test_node_counts_of_fixed_searches_are_golden():
     plain = search_module.TECHNIQUES["quiescence"] | search_module.TECHNIQUES["ordering"]
     before = weight_vector("xiangqi", search_module.GBOT_EVALS["default"])
     assert [search(RULES, start, before, depth=d, seed=0, techniques=plain).nodes for d in (3, 4)] == [6475, 41357]
-    assert [search(RULES, start, WEIGHTS, depth=d, seed=0).nodes for d in (3, 4)] == [3588, 13796]
+    assert [search(RULES, start, WEIGHTS, depth=d, seed=0).nodes for d in (3, 4)] == [3130, 13640]
     assert [search(RULES, start, TEXTBOOK_WEIGHTS, depth=d, seed=0).nodes for d in (3, 4)] == [5648, 25647]
     default = search_module.DEFAULT_TECHNIQUES  # each candidate, off by default, on its own and together
     extended = default | search_module.CHECK_EXTENSION
@@ -279,11 +312,11 @@ def test_lazy_evaluation_adds_the_move_counts_only_where_they_could_matter():
     state = RULES.from_fen(FEATURE_POSITION)
     board, _, plist, _ = RULES.position(state)
     moves = np.empty(256, dtype=np.int64)
-    static = search_module._static_value(board, plist, TEXTBOOK_WEIGHTS)
-    full_value = evaluate(board, plist, 0, TEXTBOOK_WEIGHTS, moves)
+    static = search_module._static_value(board, plist, TEXTBOOK_WEIGHTS, SQUARES)
+    full_value = evaluate(board, plist, 0, TEXTBOOK_WEIGHTS, SQUARES, moves)
     assert search_module._add_mobility(static, board, plist, TEXTBOOK_WEIGHTS, moves) == full_value
     per_move, none = (weight_vector("xiangqi", TEXTBOOK | {"mobility": m}) for m in (1.0, 0.0))
-    counts = evaluate(board, plist, 0, per_move, moves) - evaluate(board, plist, 0, none, moves)
+    counts = evaluate(board, plist, 0, per_move, SQUARES, moves) - evaluate(board, plist, 0, none, SQUARES, moves)
     assert 0 < abs(counts) <= search_module.LAZY_MOVES   # the bound covers this position's move-count difference
     assert search_module._mobility_bound(TEXTBOOK_WEIGHTS) == pytest.approx(search_module.LAZY_MOVES * 0.05)
     default = search_module.DEFAULT_TECHNIQUES

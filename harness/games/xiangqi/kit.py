@@ -21,7 +21,7 @@ KIT = Kit(
     eval_scale=1.5,
     board_shape=(10, 9),
     # The alpha-beta settings of ``strong`` (about one second a move; docs/players.md, Strength).
-    strong={"depth": 60, "nodes": 800_000},
+    strong={"depth": 60, "nodes": 1_250_000},
     # played on the seat platform (harness arena), not the stateless loop
     gameboard_slug=None,
     rules=make_rules,

@@ -38,7 +38,7 @@ from harness.games.xiangqi._core import (ADVISOR, CANNON, CHARIOT, ELEPHANT, GEN
                                          INDEX_OF_SQUARE, MAX_MOVES, NSQ, OWN_HALF, SIDE, SOLDIER, generate,
                                          generate_legal, in_check, is_attacked, make, make_legal, unmake)
 from harness.games.xiangqi import MOVE_LIMIT
-from harness.games.xiangqi.features import FEATURES, TEXTBOOK
+from harness.games.xiangqi.features import FEATURES, TEXTBOOK, square_table
 from harness.games.gamekit import SearchResult, feature_index
 
 _MATERIAL = {"soldier_advance": 0.0, "piece_square": 0.0, "mobility": 0.0, "general_safety": 0.0}
@@ -95,10 +95,10 @@ TECHNIQUES = {"pvs": PVS, "lmr": LMR, "null_move": NULL_MOVE, "quiescence": QUIE
 INDEX = feature_index(FEATURES)
 (W_ADVISOR, W_ELEPHANT, W_HORSE, W_CHARIOT, W_CANNON, W_SOLDIER, W_CROSSED, W_ADVANCE, W_PST, W_MOBILITY,
  W_SAFETY, W_HORSE_MOBILITY, W_CHARIOT_MOBILITY, W_CANNON_MOBILITY, W_ACROSS, W_EXPOSED, W_HANGING,
- W_MOVE_LIMIT, W_EMPTY_CANNON) = (INDEX[n] for n in (
+ W_MOVE_LIMIT, W_EMPTY_CANNON, W_SQUARES) = (INDEX[n] for n in (
     "advisor", "elephant", "horse", "chariot", "cannon", "soldier", "soldier_crossed", "soldier_advance",
     "piece_square", "mobility", "general_safety", "horse_mobility", "chariot_mobility", "cannon_mobility",
-    "pieces_across", "exposed_general", "hanging", "move_limit", "empty_cannon"))
+    "pieces_across", "exposed_general", "hanging", "move_limit", "empty_cannon", "squares"))
 # Which weight holds each kind's value (general: none, -1).
 KIND_WEIGHT = np.array([-1, -1, W_ADVISOR, W_ELEPHANT, W_HORSE, W_CHARIOT, W_CANNON, W_SOLDIER], dtype=np.int64)
 # Victim values for MVV-LVA ordering by kind (general highest: taking it wins).
@@ -122,6 +122,10 @@ def _piece_square_tables() -> np.ndarray:
 
 
 PST = _piece_square_tables()
+# The fitted square values (``squares``; ``harness/games/xiangqi/squares.json``), indexed like ``PST``. The
+# compiled code takes them as an argument: numba would freeze a global into its cache, and a refitted file
+# would go unseen.
+SQUARES = square_table()
 # deep_lmr: plies a late quiet move is reduced by, by depth left and move number (both capped at 63)
 REDUCTION = np.array([[max(1, int(0.5 + np.log(d) * np.log(m) / 2.0)) if d and m else 1 for m in range(64)]
                       for d in range(64)], dtype=np.int64)
@@ -151,7 +155,7 @@ def _line_threats(board, king, owner):
 
 
 @njit(cache=True)
-def _static_value(board, plist, weights):
+def _static_value(board, plist, weights, squares):
     """Red's value in pawns without the move counts: material, piece squares, safety, pieces over the
     river, the general's open lines and pieces left hanging."""
     score = 0.0
@@ -180,6 +184,7 @@ def _static_value(board, plist, weights):
             if hanging and kind != GENERAL and is_attacked(board, sq, owner) and not is_attacked(board, sq, 1 - owner):
                 lost += value
             value += weights[W_PST] * PST[kind, red_row * 9 + col]
+            value += weights[W_SQUARES] * squares[kind, red_row * 9 + col]  # a step of its own: + 0.0 is exact
             if kind == ADVISOR or kind == ELEPHANT:
                 defenders += 1
             elif kind != GENERAL and 2 <= col <= 6 and red_row <= 2:
@@ -225,10 +230,10 @@ def _add_mobility(score, board, plist, weights, moves):
 
 
 @njit(cache=True)
-def evaluate(board, plist, side, weights, moves):
+def evaluate(board, plist, side, weights, squares, moves):
     """The static value for ``side`` (to move) in pawns: material, piece squares, safety, mobility,
     pieces over the river, the general's open lines and pieces left hanging."""
-    score = _add_mobility(_static_value(board, plist, weights), board, plist, weights, moves)
+    score = _add_mobility(_static_value(board, plist, weights, squares), board, plist, weights, moves)
     return score if side == 0 else -score
 
 
@@ -283,7 +288,8 @@ def _time_up(info):
 
 
 @njit(cache=True)
-def quiesce(board, slot_of, plist, st, alpha, beta, ply, weights, info, move_buf, score_buf, pseudo, techniques):
+def quiesce(board, slot_of, plist, st, alpha, beta, ply, weights, squares, info, move_buf, score_buf, pseudo,
+            techniques):
     """Captures only (all evasions when in check) until the position is quiet.
 
     With ``CAPTURE_PRUNING`` (not in check) two kinds of capture are skipped:
@@ -302,20 +308,20 @@ def quiesce(board, slot_of, plist, st, alpha, beta, ply, weights, info, move_buf
     scores = score_buf[ply]
     checked = (not pseudo) and is_attacked(board, plist[side * 16], side)
     if ply >= MAX_PLY - 1:
-        return evaluate(board, plist, side, weights, moves)
+        return evaluate(board, plist, side, weights, squares, moves)
     best = -INFINITY
     if not checked:
         if techniques & LAZY_EVAL:
             # the move counts are generated only when they could decide the standing value's place
             # against the window: a position a margin above beta or below alpha stands on the rest
             sign = 1.0 if side == 0 else -1.0
-            static = _static_value(board, plist, weights)
+            static = _static_value(board, plist, weights, squares)
             margin = _mobility_bound(weights)
             best = sign * static
             if best - margin < beta and best + margin > alpha:
                 best = sign * _add_mobility(static, board, plist, weights, moves)
         else:
-            best = evaluate(board, plist, side, weights, moves)
+            best = evaluate(board, plist, side, weights, squares, moves)
         if best >= beta:
             return best
         if best > alpha:
@@ -346,7 +352,7 @@ def quiesce(board, slot_of, plist, st, alpha, beta, ply, weights, info, move_buf
         if prune and spent > prize and is_attacked(board, m & 255, side):
             unmake(board, slot_of, plist, st, m, undo)
             continue
-        value = -quiesce(board, slot_of, plist, st, -beta, -alpha, ply + 1, weights, info,
+        value = -quiesce(board, slot_of, plist, st, -beta, -alpha, ply + 1, weights, squares, info,
                          move_buf, score_buf, pseudo, techniques)
         unmake(board, slot_of, plist, st, m, undo)
         if info[2] != 0:
@@ -397,7 +403,7 @@ def _has_pieces(board, plist, side):
 
 
 @njit(cache=True)
-def negamax(board, slot_of, plist, st, depth, alpha, beta, ply, weights, info, move_buf, score_buf,
+def negamax(board, slot_of, plist, st, depth, alpha, beta, ply, weights, squares, info, move_buf, score_buf,
             tt_key, tt_move, tt_value, tt_depth, tt_flag, killers, history, pseudo, game_ply, techniques):
     """The value of the position for the side to move, searched ``depth`` plies deep.
 
@@ -418,13 +424,13 @@ def negamax(board, slot_of, plist, st, depth, alpha, beta, ply, weights, info, m
         return weights[W_MOVE_LIMIT] if ply % 2 == 0 else -weights[W_MOVE_LIMIT]
     if depth <= 0:
         if techniques & QUIESCENCE:
-            return quiesce(board, slot_of, plist, st, alpha, beta, ply, weights, info,
+            return quiesce(board, slot_of, plist, st, alpha, beta, ply, weights, squares, info,
                            move_buf, score_buf, pseudo, techniques)
         if _time_up(info):
             return 0.0
         if generate_legal(board, slot_of, plist, st, move_buf[ply], pseudo) == 0:
             return -WIN + ply
-        return evaluate(board, plist, side, weights, move_buf[ply])
+        return evaluate(board, plist, side, weights, squares, move_buf[ply])
     if _time_up(info):
         return 0.0
     king = plist[side * 16]
@@ -446,14 +452,14 @@ def negamax(board, slot_of, plist, st, depth, alpha, beta, ply, weights, info, m
     # futility: near the horizon, a position far below alpha tries its captures and checks only
     futile = (techniques & FUTILITY) != 0 and not pv_node and not checked and depth <= 2 \
         and abs(alpha) < WIN - MAX_PLY \
-        and evaluate(board, plist, side, weights, move_buf[ply]) + FUTILITY_MARGIN * depth <= alpha
+        and evaluate(board, plist, side, weights, squares, move_buf[ply]) + FUTILITY_MARGIN * depth <= alpha
     if (techniques & NULL_MOVE) and not pv_node and not checked and depth >= NULL_DEPTH and ply > 1 \
             and beta < WIN - MAX_PLY and _has_pieces(board, plist, side) \
-            and evaluate(board, plist, side, weights, move_buf[ply]) >= beta:
+            and evaluate(board, plist, side, weights, squares, move_buf[ply]) >= beta:
         st[SIDE] = 1 - side
         st[HASH] ^= core.ZOBRIST_SIDE
         value = -negamax(board, slot_of, plist, st, depth - 1 - NULL_REDUCTION, -beta, -beta + EPSILON, ply + 1,
-                         weights, info, move_buf, score_buf, tt_key, tt_move, tt_value, tt_depth, tt_flag,
+                         weights, squares, info, move_buf, score_buf, tt_key, tt_move, tt_value, tt_depth, tt_flag,
                          killers, history, pseudo, game_ply, techniques)
         st[SIDE] = side
         st[HASH] ^= core.ZOBRIST_SIDE
@@ -491,19 +497,19 @@ def negamax(board, slot_of, plist, st, depth, alpha, beta, ply, weights, info, m
                     reduce = max(1, min(reduce, depth - 2))
             # a null window (PVS) or the full one, reduced first if the move is late and quiet
             low = -alpha - EPSILON if pvs else -beta
-            value = -negamax(board, slot_of, plist, st, depth - 1 - reduce, low, -alpha, ply + 1, weights, info,
-                             move_buf, score_buf, tt_key, tt_move, tt_value, tt_depth, tt_flag, killers, history,
+            value = -negamax(board, slot_of, plist, st, depth - 1 - reduce, low, -alpha, ply + 1, weights, squares,
+                             info, move_buf, score_buf, tt_key, tt_move, tt_value, tt_depth, tt_flag, killers, history,
                              pseudo, game_ply, techniques)
             if reduce and value > alpha and info[2] == 0:
-                value = -negamax(board, slot_of, plist, st, depth - 1, low, -alpha, ply + 1, weights, info,
+                value = -negamax(board, slot_of, plist, st, depth - 1, low, -alpha, ply + 1, weights, squares, info,
                                  move_buf, score_buf, tt_key, tt_move, tt_value, tt_depth, tt_flag, killers,
                                  history, pseudo, game_ply, techniques)
             if pvs and alpha < value < beta and info[2] == 0:
-                value = -negamax(board, slot_of, plist, st, depth - 1, -beta, -alpha, ply + 1, weights, info,
+                value = -negamax(board, slot_of, plist, st, depth - 1, -beta, -alpha, ply + 1, weights, squares, info,
                                  move_buf, score_buf, tt_key, tt_move, tt_value, tt_depth, tt_flag, killers,
                                  history, pseudo, game_ply, techniques)
         else:
-            value = -negamax(board, slot_of, plist, st, depth - 1, -beta, -alpha, ply + 1, weights, info,
+            value = -negamax(board, slot_of, plist, st, depth - 1, -beta, -alpha, ply + 1, weights, squares, info,
                              move_buf, score_buf, tt_key, tt_move, tt_value, tt_depth, tt_flag, killers, history,
                              pseudo, game_ply, techniques)
         unmake(board, slot_of, plist, st, m, undo)
@@ -531,7 +537,7 @@ def negamax(board, slot_of, plist, st, depth, alpha, beta, ply, weights, info, m
 
 
 def _iterate(position: tuple[np.ndarray, ...], root_moves: np.ndarray, first_depth: int, last_depth: int,
-             weights: np.ndarray, info: np.ndarray, tables: tuple[np.ndarray, ...], pseudo: bool,
+             weights: np.ndarray, squares: np.ndarray, info: np.ndarray, tables: tuple[np.ndarray, ...], pseudo: bool,
              game_ply: int, techniques: int, guess: float) -> tuple[float, int]:
     """Iterative deepening from ``first_depth`` to ``last_depth`` over the legal ``root_moves``.
 
@@ -567,12 +573,12 @@ def _iterate(position: tuple[np.ndarray, ...], root_moves: np.ndarray, first_dep
                 undo = make(board, slot_of, plist, st, move)
                 if pvs and i > 0:
                     value = -negamax(board, slot_of, plist, st, depth - 1, -alpha - EPSILON, -alpha, 1, weights,
-                                     info, *tables, pseudo, game_ply, techniques)
+                                     squares, info, *tables, pseudo, game_ply, techniques)
                     if not info[2] and alpha < value < high:
-                        value = -negamax(board, slot_of, plist, st, depth - 1, -high, -alpha, 1, weights, info,
+                        value = -negamax(board, slot_of, plist, st, depth - 1, -high, -alpha, 1, weights, squares, info,
                                          *tables, pseudo, game_ply, techniques)
                 else:
-                    value = -negamax(board, slot_of, plist, st, depth - 1, -high, -alpha, 1, weights, info,
+                    value = -negamax(board, slot_of, plist, st, depth - 1, -high, -alpha, 1, weights, squares, info,
                                      *tables, pseudo, game_ply, techniques)
                 unmake(board, slot_of, plist, st, move, undo)
                 if info[2]:
@@ -658,7 +664,7 @@ def search(rules: Rules, state: State, weights: np.ndarray, *, depth: int | None
     info[1] = nodes or 0
     position = rules.position(state)
     weights = np.ascontiguousarray(weights, dtype=np.float64)
-    common = (weights, info, _tables(), bool(rules.pseudo), int(state.ply))
+    common = (weights, SQUARES, info, _tables(), bool(rules.pseudo), int(state.ply))
     value, completed = -INFINITY, 0
     if deadline is None:
         value, completed = _iterate(position, root_moves, 1, depth, *common, techniques, 0.0)
