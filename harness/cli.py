@@ -26,6 +26,7 @@ from harness.cli_options import (address_option, allow_engines_option, db_option
 from harness.console import output_console
 from harness.errors import HarnessError, InvalidInput
 from harness.interrupts import stop_on_signals
+from harness.masking import mask_url_passwords
 
 DEBUG_ENV = "HARNESS_DEBUG"
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -909,7 +910,7 @@ def masked(text: str, args: list[str]) -> str:
     try:
         from harness.db import mask_secrets
     except Exception:  # a broken install: mask what a pattern can find without the database layer
-        return re.sub(r"(://[^:/@\s]*:)[^@\s]*@", r"\1***@", text)
+        return mask_url_passwords(text)
     return mask_secrets(text, given_database_urls(args))
 
 

@@ -104,6 +104,18 @@ def test_a_database_url_that_lands_on_another_argument_is_masked_in_clicks_own_e
     assert "'postgresql://u:***@h:notaport/db' is not a valid integer" in err
 
 
+def test_without_the_database_layer_the_cli_masks_with_the_same_pattern(monkeypatch):
+    # A broken install: the database layer cannot be imported, yet a password written in a URL is masked
+    # exactly as the layer would mask it (one pattern, harness.masking).
+    from harness.cli import masked
+    from harness.db import mask_secrets
+    text = f"could not reach postgresql+psycopg://u:{SECRET}@h/db (also redis://:{SECRET}@r:6379)"
+    with_layer = masked(text, [])
+    monkeypatch.setitem(sys.modules, "harness.db", None)  # import harness.db now raises ImportError
+    assert masked(text, []) == with_layer == mask_secrets(text)
+    assert SECRET not in with_layer and "postgresql+psycopg://u:***@h/db" in with_layer
+
+
 def test_report_checks_its_output_directory_before_any_work(capsys, tmp_path):
     database = tmp_path / "h.db"
     code, _, err = run(capsys, "report", "no-such-study", "--out", str(tmp_path / "missing" / "r.html"),

@@ -46,6 +46,7 @@ from harness.db.records import (RUN_KINDS, RUN_STATUSES, LeaderboardRow, LiveGam
                                 NamedPlayerRecord, RunRecord, RunSummary)
 from harness.db.specs import canonical_game, game_condition, game_parts, spec_hash, spec_parts
 from harness.errors import DatabaseError, HarnessError, InvalidInput, SpecError
+from harness.masking import mask_url_passwords
 from harness.results import MatchResult
 from harness.ratings import Ratings
 from harness.trust import guard_command
@@ -82,10 +83,7 @@ def mask_secrets(text: str, urls: Iterable[str | URL] = ()) -> str:
     for url in urls:
         for secret in _passwords(url):
             text = text.replace(secret, "***")
-    return _URL_PASSWORD.sub(r"\1***@", text)
-
-
-_URL_PASSWORD = re.compile(r"(\b[A-Za-z][A-Za-z0-9+.-]*://[^:/@\s]*:)[^@\s]*@")
+    return mask_url_passwords(text)
 
 
 def _passwords(url: str | URL) -> list[str]:
