@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Benchmark the searching players per game; prints one JSON line.
 
-Usage: scripts/bench_players.py [--json] [--seconds S] [--positions N] [--with NAMES] [GAME ...]
+Usage: scripts/bench_players.py [--json] [--seconds S] [--positions N] [--with NAMES] [--gbot-depth D] [GAME ...]
 
 For each game (default: every game with a compiled search) it takes the start
 position and positions after seeded random openings, and measures on one core
@@ -13,6 +13,9 @@ position and positions after seeded random openings, and measures on one core
   those added to the default, side by side in one run;
 - MCTS: iterations per CPU second with random playouts (compiled when the
   game has a compiled rollout, else Python), and with evaluation-guided leaves;
+- the G-Bot stand-ins: nodes per CPU second of each ladder evaluation
+  (``GBOT_EVALS``) searching ``--gbot-depth`` plies as its rungs do (the
+  ladder's games spend part of their time in them, a study's most);
 - Chinese chess: Fairy-Stockfish (when installed) on the same positions for
   the same time per move, one thread: its nodes per second of wall time and
   of the engine process's CPU time, and the depth it reports.
@@ -61,6 +64,24 @@ def bench_alphabeta(rules: Rules, states: list[State], seconds: float, technique
             "depth_median": statistics.median(depths), "depth_min": min(depths), "depth_max": max(depths)}
 
 
+def bench_gbot(rules: Rules, states: list[State], depth: int) -> dict[str, int]:
+    """Nodes per CPU second of each ladder evaluation's stand-in searching ``depth`` plies."""
+    search = searches.module(rules.name).search
+    rates = {}
+    for evaluation in searches.module(rules.name).GBOT_EVALS:
+        settings = players.load(f"gbot:depth={depth},eval={evaluation}").settings(rules)
+        extra = {key: value for key, value in settings.items() if key not in ("depth", "weights")}
+        if "techniques" in extra:
+            extra["techniques"] = technique_bits(searches.module(rules.name).TECHNIQUES, extra["techniques"])
+        weights = weight_vector(rules.name, settings["weights"])
+        search(rules, states[0], weights, depth=1, seed=0, **extra)  # compile / warm up
+        nodes, started = 0, time.process_time()
+        for index, state in enumerate(states):
+            nodes += search(rules, state, weights, depth=depth, seed=index, **extra).nodes
+        rates[evaluation] = round(nodes / (time.process_time() - started))
+    return rates
+
+
 def bench_mcts(rules: Rules, states: list[State], spec: str) -> float:
     """MCTS iterations per CPU second over the positions at a fixed iteration count."""
     player = players.load(spec)
@@ -106,9 +127,9 @@ def bench_fairy_stockfish(rules: Rules, states: list[State], seconds: float) -> 
             "depth_median": statistics.median(depths), "depth_min": min(depths), "depth_max": max(depths)}
 
 
-def run(games: list[str], seconds: float, count: int, added: str | None = None) -> dict:
+def run(games: list[str], seconds: float, count: int, added: str | None = None, gbot_depth: int = 4) -> dict:
     """The measurements of every game, keyed by game spec (``added``: techniques to measure on top)."""
-    report: dict = {"seconds_per_move": seconds, "positions": count, "games": {}}
+    report: dict = {"seconds_per_move": seconds, "positions": count, "gbot_depth": gbot_depth, "games": {}}
     for game in games:
         rules = load_game(game)
         module = searches.module(rules.name)
@@ -122,6 +143,7 @@ def run(games: list[str], seconds: float, count: int, added: str | None = None) 
             "mcts_rollout": "compiled" if compiled_rollout(rules.name) else "python",
             "mcts_eval_iterations_per_s": bench_mcts(rules, states,
                                                      f"mcts:iterations={MCTS_ITERATIONS},rollout=eval"),
+            "gbot_nodes_per_cpu_s": bench_gbot(rules, states, gbot_depth),
         }
         if bits is not None:
             report["games"][rules.spec][f"alphabeta_with_{added}"] = bench_alphabeta(rules, states, seconds, bits)
@@ -138,9 +160,14 @@ def main() -> int:
     parser.add_argument("--positions", type=int, default=4, help="positions per game")
     parser.add_argument("--with", dest="added", metavar="NAMES",
                         help="also measure alpha-beta with these techniques (joined by +) added to the default")
+    parser.add_argument("--gbot-depth", type=int, default=4, metavar="D",
+                        help="plies the G-Bot stand-ins search in their measurement (default 4)")
     args = parser.parse_args()
+    if args.gbot_depth < 1:
+        parser.error(f"--gbot-depth must be at least 1, not {args.gbot_depth}")
     try:
-        print(json.dumps(run(args.games or searches.available(), args.seconds, args.positions, args.added)))
+        print(json.dumps(run(args.games or searches.available(), args.seconds, args.positions, args.added,
+                             args.gbot_depth)))
     except SpecError as error:
         print(f"bench_players: {error}", file=sys.stderr)
         return 2

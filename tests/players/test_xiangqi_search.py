@@ -305,6 +305,22 @@ def test_deeper_reductions_and_futility_prune_a_middle_game_and_keep_its_move(ca
     assert (found.action, found.value) == (plain.action, pytest.approx(plain.value))
 
 
+@pytest.mark.parametrize("side", [0, 1])
+def test_the_move_counts_leave_the_side_to_moves_moves_for_quiescence(side):
+    """The evaluation generates the other side's moves first, so the buffer then holds exactly what
+    ``generate`` gives the side to move (quiescence searches them instead of generating again), and the
+    value is the same from either side; with no move count weighted nothing is generated (-1)."""
+    board, _, plist, _ = RULES.position(RULES.from_fen(FEATURE_POSITION))
+    static = search_module._static_value(board, plist, TEXTBOOK_WEIGHTS, SQUARES)
+    moves, fresh = np.empty(256, dtype=np.int64), np.empty(256, dtype=np.int64)
+    value, n = search_module._add_mobility(static, board, plist, side, TEXTBOOK_WEIGHTS, moves)
+    expected = search_module.generate(board, plist, side, fresh)
+    assert n == expected > 0 and list(moves[:n]) == list(fresh[:n])
+    assert value == search_module._add_mobility(static, board, plist, 1 - side, TEXTBOOK_WEIGHTS, moves)[0]
+    silent = weight_vector("xiangqi", TEXTBOOK | {"mobility": 0.0})
+    assert search_module._add_mobility(static, board, plist, side, silent, moves) == (static, -1)
+
+
 def test_lazy_evaluation_adds_the_move_counts_only_where_they_could_matter():
     """The split evaluation is the full one to the last bit; with ``lazy_eval`` quiescence skips the move
     counts a margin away from its window, so depth 6 of a middle game keeps the move and value of the
@@ -314,7 +330,7 @@ def test_lazy_evaluation_adds_the_move_counts_only_where_they_could_matter():
     moves = np.empty(256, dtype=np.int64)
     static = search_module._static_value(board, plist, TEXTBOOK_WEIGHTS, SQUARES)
     full_value = evaluate(board, plist, 0, TEXTBOOK_WEIGHTS, SQUARES, moves)
-    assert search_module._add_mobility(static, board, plist, TEXTBOOK_WEIGHTS, moves) == full_value
+    assert search_module._add_mobility(static, board, plist, 0, TEXTBOOK_WEIGHTS, moves)[0] == full_value
     per_move, none = (weight_vector("xiangqi", TEXTBOOK | {"mobility": m}) for m in (1.0, 0.0))
     counts = evaluate(board, plist, 0, per_move, SQUARES, moves) - evaluate(board, plist, 0, none, SQUARES, moves)
     assert 0 < abs(counts) <= search_module.LAZY_MOVES   # the bound covers this position's move-count difference

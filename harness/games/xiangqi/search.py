@@ -203,19 +203,26 @@ def _static_value(board, plist, weights, squares):
 
 
 @njit(cache=True)
-def _add_mobility(score, board, plist, weights, moves):
+def _add_mobility(score, board, plist, side, weights, moves):
     """Red's ``score`` plus the move counts' value (all moves, and by horse, chariot and cannon): the
     dearest part of the evaluation, since it generates both sides' moves. Added in one fixed order so a
-    lazy and a full evaluation agree to the last bit."""
+    lazy and a full evaluation agree to the last bit. The other side's moves are generated first, so
+    ``side``'s are left in ``moves`` for quiescence to search: returns the score and how many (-1 when
+    no move was generated)."""
+    n = -1
     if weights[W_MOBILITY] != 0.0 or weights[W_HORSE_MOBILITY] != 0.0 or weights[W_CHARIOT_MOBILITY] != 0.0 \
             or weights[W_CANNON_MOBILITY] != 0.0:
         # move counts, red minus black: all, and by the moving kind
         moves_diff, horse_diff, chariot_diff, cannon_diff = 0, 0, 0, 0
-        for owner in range(2):
+        # the moves by kind only when a kind's count is weighted (the stand-ins weigh all moves alone)
+        by_kind = weights[W_HORSE_MOBILITY] != 0.0 or weights[W_CHARIOT_MOBILITY] != 0.0 \
+            or weights[W_CANNON_MOBILITY] != 0.0
+        for step in range(2):
+            owner = 1 - side if step == 0 else side
             sign_i = 1 if owner == 0 else -1
             n = generate(board, plist, owner, moves)
             moves_diff += sign_i * n
-            for i in range(n):
+            for i in range(n if by_kind else 0):
                 kind = board[moves[i] >> 8] & 7
                 if kind == HORSE:
                     horse_diff += sign_i
@@ -226,14 +233,14 @@ def _add_mobility(score, board, plist, weights, moves):
         score += weights[W_MOBILITY] * moves_diff
         score += weights[W_HORSE_MOBILITY] * horse_diff + weights[W_CHARIOT_MOBILITY] * chariot_diff \
             + weights[W_CANNON_MOBILITY] * cannon_diff
-    return score
+    return score, n
 
 
 @njit(cache=True)
 def evaluate(board, plist, side, weights, squares, moves):
     """The static value for ``side`` (to move) in pawns: material, piece squares, safety, mobility,
     pieces over the river, the general's open lines and pieces left hanging."""
-    score = _add_mobility(_static_value(board, plist, weights, squares), board, plist, weights, moves)
+    score, _ = _add_mobility(_static_value(board, plist, weights, squares), board, plist, side, weights, moves)
     return score if side == 0 else -score
 
 
@@ -310,23 +317,27 @@ def quiesce(board, slot_of, plist, st, alpha, beta, ply, weights, squares, info,
     if ply >= MAX_PLY - 1:
         return evaluate(board, plist, side, weights, squares, moves)
     best = -INFINITY
+    n = -1  # the side's moves, when the evaluation has left them in ``moves``
     if not checked:
+        sign = 1.0 if side == 0 else -1.0
+        static = _static_value(board, plist, weights, squares)
         if techniques & LAZY_EVAL:
             # the move counts are generated only when they could decide the standing value's place
             # against the window: a position a margin above beta or below alpha stands on the rest
-            sign = 1.0 if side == 0 else -1.0
-            static = _static_value(board, plist, weights, squares)
             margin = _mobility_bound(weights)
             best = sign * static
             if best - margin < beta and best + margin > alpha:
-                best = sign * _add_mobility(static, board, plist, weights, moves)
+                counted, n = _add_mobility(static, board, plist, side, weights, moves)
+                best = sign * counted
         else:
-            best = evaluate(board, plist, side, weights, squares, moves)
+            counted, n = _add_mobility(static, board, plist, side, weights, moves)
+            best = sign * counted
         if best >= beta:
             return best
         if best > alpha:
             alpha = best
-    n = generate(board, plist, side, moves)
+    if n < 0:
+        n = generate(board, plist, side, moves)
     kept = 0
     for i in range(n):
         m = moves[i]
