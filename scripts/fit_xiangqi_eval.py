@@ -58,7 +58,7 @@ from harness.errors import PlayerError, SpecError
 from harness.games import State, load as load_game
 from harness.games.xiangqi import _core as core
 from harness.games.xiangqi.features import FEATURES, KIND_WEIGHTS, SQUARE_KINDS, fold
-from harness.games.xiangqi.search import SQUARES, evaluate
+from harness.games.xiangqi.search import SQUARES, evaluate, piece_values
 from harness.replay import replay_states
 from harness.results import read_results_file
 from players.uci import UCIEngine, move_to_action, position_reader
@@ -70,22 +70,25 @@ SUBSUMED = ("piece_square", "soldier_crossed", "soldier_advance")  # what a fitt
 RULES = load_game("xiangqi")
 
 
-def _probes() -> list[tuple[np.ndarray, np.ndarray | None]]:
+Probe = tuple[np.ndarray, np.ndarray]  # a weight vector and its piece values (``piece_values``)
+
+
+def _probes() -> list[tuple[Probe, Probe | None]]:
     """Per fitted weight, the weight vector whose evaluation is its contribution (the weight alone at 1),
     or for ``hanging`` (a share of the piece values) two whose evaluations differ by it (1 and 0 at the
-    defaults)."""
+    defaults); each with the piece values the evaluation reads."""
     defaults = np.array([f.default for f in FEATURES.values()])
     names = list(FEATURES)
-    probes: list[tuple[np.ndarray, np.ndarray | None]] = []
+    probes: list[tuple[Probe, Probe | None]] = []
     for name in FITTED:
         alone = np.zeros_like(defaults)
         alone[names.index(name)] = 1.0
         if name == "hanging":
             with_it, without = defaults.copy(), defaults.copy()
             with_it[names.index(name)], without[names.index(name)] = 1.0, 0.0
-            probes.append((with_it, without))
+            probes.append(((with_it, piece_values(with_it, SQUARES)), (without, piece_values(without, SQUARES))))
         else:
-            probes.append((alone, None))
+            probes.append(((alone, piece_values(alone, SQUARES)), None))
     return probes
 
 
@@ -147,9 +150,9 @@ def contributions(state: State) -> np.ndarray:
     """Each fitted weight's contribution to red's evaluation of ``state`` (the weight alone at 1)."""
     board, _slot, plist, _ = RULES.position(state)
     moves = np.zeros(core.MAX_MOVES, dtype=np.int64)
-    return np.array([evaluate(board, plist, 0, weights, SQUARES, moves)
-                     - (0.0 if base is None else evaluate(board, plist, 0, base, SQUARES, moves))
-                     for weights, base in PROBES])
+    return np.array([evaluate(board, plist, 0, *probe, moves)
+                     - (0.0 if base is None else evaluate(board, plist, 0, *base, moves))
+                     for probe, base in PROBES])
 
 
 def square_counts(state: State) -> tuple[np.ndarray, np.ndarray]:

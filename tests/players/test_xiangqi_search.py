@@ -15,12 +15,17 @@ from harness.testing import check_player
 from players.features import defaults, weight_vector
 from harness.games.xiangqi.features import FEATURES, TEXTBOOK, fold, material, square_table
 from harness.games.xiangqi import search as search_module
-from harness.games.xiangqi.search import SQUARES, WIN, evaluate, rollout, search
+from harness.games.xiangqi.search import SQUARES, WIN, evaluate, piece_values, rollout, search
 
 RULES = load("xiangqi")
 WEIGHTS = weight_vector("xiangqi")
 # The weights the candidates' figures were measured at (docs/xiangqi.md), before the defaults were fitted.
 TEXTBOOK_WEIGHTS = weight_vector("xiangqi", TEXTBOOK)
+
+
+def evaluated(board: np.ndarray, plist: np.ndarray, side: int, weights: np.ndarray, moves: np.ndarray) -> float:
+    """The compiled evaluation at ``weights``, with the piece values a search computes for them."""
+    return evaluate(board, plist, side, weights, piece_values(weights, SQUARES), moves)
 # Red mates in two: chariot (2, 0) to (1, 0) shuts row 1, the general may only go to (0, 5)
 # (the red general holds file 3), then the other chariot mates on row 0. No mate in one.
 MATE_IN_TWO = "4k4/9/R8/8R/9/9/9/9/9/3K5 w - - 0 1"
@@ -52,11 +57,11 @@ def test_evaluation_reads_its_weights_from_the_vector():
     state = RULES.from_fen("3k5/9/9/9/9/9/9/9/9/R3K4 w - - 0 1")  # red is a chariot up
     board, _, plist, _ = RULES.position(state)
     moves = np.empty(256, dtype=np.int64)
-    base = evaluate(board, plist, 0, WEIGHTS, SQUARES, moves)
-    richer = evaluate(board, plist, 0, weight_vector("xiangqi", {"chariot": FEATURES["chariot"].default + 3.0}),
-                      SQUARES, moves)
+    base = evaluated(board, plist, 0, WEIGHTS, moves)
+    richer = evaluated(board, plist, 0, weight_vector("xiangqi", {"chariot": FEATURES["chariot"].default + 3.0}),
+                       moves)
     assert richer - base == pytest.approx(3.0)
-    assert evaluate(board, plist, 1, WEIGHTS, SQUARES, moves) == pytest.approx(-base)
+    assert evaluated(board, plist, 1, WEIGHTS, moves) == pytest.approx(-base)
 
 
 def test_alphabeta_finds_the_mate_in_two():
@@ -185,8 +190,8 @@ FEATURE_POSITION = "3k5/9/8R/9/2H6/9/9/C3r4/4A4/4K4 w - - 0 1"
 def test_empty_cannon_counts_cannons_facing_the_general_with_nothing_between(fen, gain):
     board, _, plist, _ = RULES.position(RULES.from_fen(fen))
     moves = np.empty(256, dtype=np.int64)
-    on = evaluate(board, plist, 0, weight_vector("xiangqi", {"empty_cannon": 1.0}), SQUARES, moves)
-    off = evaluate(board, plist, 0, weight_vector("xiangqi", {"empty_cannon": 0.0}), SQUARES, moves)
+    on = evaluated(board, plist, 0, weight_vector("xiangqi", {"empty_cannon": 1.0}), moves)
+    off = evaluated(board, plist, 0, weight_vector("xiangqi", {"empty_cannon": 0.0}), moves)
     assert on - off == pytest.approx(gain)
     assert search_module.GBOT_EVALS["default"]["empty_cannon"] == 0.0   # the stand-ins keep their evaluation
 
@@ -203,10 +208,10 @@ def test_each_new_feature_reads_its_own_weight(feature, gain):
     state = RULES.from_fen(FEATURE_POSITION)
     board, _, plist, _ = RULES.position(state)
     moves = np.empty(256, dtype=np.int64)
-    on = evaluate(board, plist, 0, weight_vector("xiangqi", TEXTBOOK | {feature: 1.0}), SQUARES, moves)
-    off = evaluate(board, plist, 0, weight_vector("xiangqi", TEXTBOOK | {feature: 0.0}), SQUARES, moves)
+    on = evaluated(board, plist, 0, weight_vector("xiangqi", TEXTBOOK | {feature: 1.0}), moves)
+    off = evaluated(board, plist, 0, weight_vector("xiangqi", TEXTBOOK | {feature: 0.0}), moves)
     assert on - off == pytest.approx(gain)
-    assert evaluate(board, plist, 1, weight_vector("xiangqi", TEXTBOOK | {feature: 1.0}), SQUARES,
+    assert evaluated(board, plist, 1, weight_vector("xiangqi", TEXTBOOK | {feature: 1.0}),
                     moves) == pytest.approx(-on)
 
 
@@ -232,8 +237,8 @@ def test_the_squares_weight_adds_each_pieces_square_value_seen_from_its_own_side
     for fen, gain in (("3k5/9/6h2/9/9/9/9/2H6/9/4K4 w - - 0 1", 0.0), ("3k5/9/9/9/9/9/9/2H6/9/4K4 w - - 0 1", value)):
         board, _, plist, _ = RULES.position(RULES.from_fen(fen))
         moves = np.empty(256, dtype=np.int64)
-        on = evaluate(board, plist, 0, weight_vector("xiangqi", TEXTBOOK | {"squares": 2.0}), SQUARES, moves)
-        off = evaluate(board, plist, 0, weight_vector("xiangqi", TEXTBOOK | {"squares": 0.0}), SQUARES, moves)
+        on = evaluated(board, plist, 0, weight_vector("xiangqi", TEXTBOOK | {"squares": 2.0}), moves)
+        off = evaluated(board, plist, 0, weight_vector("xiangqi", TEXTBOOK | {"squares": 0.0}), moves)
         general = 2.0 * (table[1, 9 * 9 + 4] - table[1, 9 * 9 + 3])  # red's general on (9, 4), black's on (0, 3)
         assert on - off == pytest.approx(2.0 * gain + general)
     assert search_module.GBOT_EVALS["default"]["squares"] == 0.0   # the stand-ins keep their evaluation
@@ -311,7 +316,7 @@ def test_the_move_counts_leave_the_side_to_moves_moves_for_quiescence(side):
     ``generate`` gives the side to move (quiescence searches them instead of generating again), and the
     value is the same from either side; with no move count weighted nothing is generated (-1)."""
     board, _, plist, _ = RULES.position(RULES.from_fen(FEATURE_POSITION))
-    static = search_module._static_value(board, plist, TEXTBOOK_WEIGHTS, SQUARES)
+    static = search_module._static_value(board, plist, TEXTBOOK_WEIGHTS, piece_values(TEXTBOOK_WEIGHTS, SQUARES))
     moves, fresh = np.empty(256, dtype=np.int64), np.empty(256, dtype=np.int64)
     value, n = search_module._add_mobility(static, board, plist, side, TEXTBOOK_WEIGHTS, moves)
     expected = search_module.generate(board, plist, side, fresh)
@@ -328,11 +333,11 @@ def test_lazy_evaluation_adds_the_move_counts_only_where_they_could_matter():
     state = RULES.from_fen(FEATURE_POSITION)
     board, _, plist, _ = RULES.position(state)
     moves = np.empty(256, dtype=np.int64)
-    static = search_module._static_value(board, plist, TEXTBOOK_WEIGHTS, SQUARES)
-    full_value = evaluate(board, plist, 0, TEXTBOOK_WEIGHTS, SQUARES, moves)
+    static = search_module._static_value(board, plist, TEXTBOOK_WEIGHTS, piece_values(TEXTBOOK_WEIGHTS, SQUARES))
+    full_value = evaluated(board, plist, 0, TEXTBOOK_WEIGHTS, moves)
     assert search_module._add_mobility(static, board, plist, 0, TEXTBOOK_WEIGHTS, moves)[0] == full_value
     per_move, none = (weight_vector("xiangqi", TEXTBOOK | {"mobility": m}) for m in (1.0, 0.0))
-    counts = evaluate(board, plist, 0, per_move, SQUARES, moves) - evaluate(board, plist, 0, none, SQUARES, moves)
+    counts = evaluated(board, plist, 0, per_move, moves) - evaluated(board, plist, 0, none, moves)
     assert 0 < abs(counts) <= search_module.LAZY_MOVES   # the bound covers this position's move-count difference
     assert search_module._mobility_bound(TEXTBOOK_WEIGHTS) == pytest.approx(search_module.LAZY_MOVES * 0.05)
     default = search_module.DEFAULT_TECHNIQUES
@@ -393,3 +398,24 @@ def test_techniques_are_chosen_by_name_in_the_spec():
 def test_every_technique_plays_only_legal_moves_by_node_budget(game, techniques):
     check_player(players.load(f"alphabeta:depth=60,nodes=3000,techniques={techniques}", game=game), load(game),
                  games=1, seed=2, max_plies=40)
+
+
+def test_piece_values_are_each_pieces_terms_summed_in_the_evaluations_order():
+    """The table a search computes once holds, to the last bit, what the evaluation summed per piece before:
+    the kind's weight, a crossed soldier's terms, then the piece-square bonus and the square value (and
+    the first two alone for ``hanging``), from each side's own view of the board."""
+    rng = np.random.default_rng(7)
+    weights = rng.uniform(-3.0, 3.0, len(FEATURES))
+    values = piece_values(weights, SQUARES)
+    names = list(FEATURES)
+    kinds = {2: "advisor", 3: "elephant", 4: "horse", 5: "chariot", 6: "cannon", 7: "soldier"}
+    for owner, kind, row, col in ((0, 7, 3, 2), (1, 7, 6, 2), (0, 7, 6, 4), (1, 4, 2, 6), (0, 1, 9, 4), (1, 5, 0, 0)):
+        red_row = row if owner == 0 else 9 - row
+        value = weights[names.index(kinds[kind])] if kind in kinds else 0.0
+        if kind == 7 and red_row <= 4:  # over the river
+            value += weights[names.index("soldier_crossed")] + weights[names.index("soldier_advance")] * (4 - red_row)
+        material_part = value
+        value += weights[names.index("piece_square")] * search_module.PST[kind, red_row * 9 + col]
+        value += weights[names.index("squares")] * SQUARES[kind, red_row * 9 + col]
+        square = int(search_module.SQUARE_OF_INDEX[row * 9 + col])
+        assert values[0, owner * 8 + kind, square] == value and values[1, owner * 8 + kind, square] == material_part

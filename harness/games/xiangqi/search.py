@@ -35,8 +35,8 @@ from harness.errors import IllegalAction
 from harness.games import Rules, State
 from harness.games.xiangqi import _core as core
 from harness.games.xiangqi._core import (ADVISOR, CANNON, CHARIOT, ELEPHANT, GENERAL, HASH, HORSE, OFF,
-                                         INDEX_OF_SQUARE, MAX_MOVES, NSQ, OWN_HALF, SIDE, SOLDIER, generate,
-                                         generate_legal, in_check, is_attacked, make, make_legal, unmake)
+                                         INDEX_OF_SQUARE, MAX_MOVES, NSQ, OWN_HALF, SIDE, SOLDIER, SQUARE_OF_INDEX,
+                                         generate, generate_legal, in_check, is_attacked, make, make_legal, unmake)
 from harness.games.xiangqi import MOVE_LIMIT
 from harness.games.xiangqi.features import FEATURES, TEXTBOOK, square_table
 from harness.games.gamekit import SearchResult, feature_index
@@ -155,9 +155,64 @@ def _line_threats(board, king, owner):
 
 
 @njit(cache=True)
-def _static_value(board, plist, weights, squares):
+def piece_values(weights, squares):
+    """Each piece's own value in pawns by part, code and square, for ``weights``: ``[0]`` the whole
+    (material, a crossed soldier's terms, the piece-square bonus and the fitted square value), ``[1]`` the
+    material and soldier terms alone (what ``hanging`` loses).
+
+    A search computes it once, so the evaluation reads a piece's value where it summed four products a
+    node; the same operations in the same order give the same value to the last bit.
+    """
+    values = np.zeros((2, 16, NSQ), dtype=np.float64)
+    for owner in range(2):
+        for kind in range(GENERAL, SOLDIER + 1):
+            code = owner * 8 + kind
+            for index in range(90):
+                sq = SQUARE_OF_INDEX[index]
+                row = index // 9
+                col = index - row * 9
+                red_row = row if owner == 0 else 9 - row
+                value = 0.0
+                w = KIND_WEIGHT[kind]
+                if w >= 0:
+                    value = weights[w]
+                if kind == SOLDIER and not OWN_HALF[owner, sq]:
+                    value += weights[W_CROSSED] + weights[W_ADVANCE] * (4 - red_row)
+                values[1, code, sq] = value
+                value += weights[W_PST] * PST[kind, red_row * 9 + col]
+                value += weights[W_SQUARES] * squares[kind, red_row * 9 + col]  # a step of its own: + 0.0 is exact
+                values[0, code, sq] = value
+    return values
+
+
+def _piece_flags() -> np.ndarray:
+    """By code and square, the piece's part in the counts of the evaluation: 1 a guard of its own general
+    (advisor, elephant), 2 near the other palace (any other piece but the general, files 2-6, within three
+    rows of the far edge), 4 a chariot, horse or cannon over the river."""
+    flags = np.zeros((16, NSQ), dtype=np.int64)
+    for owner in range(2):
+        for kind in range(GENERAL, SOLDIER + 1):
+            for index in range(90):
+                row, col = divmod(index, 9)
+                red_row = row if owner == 0 else 9 - row
+                flag = 0
+                if kind in (ADVISOR, ELEPHANT):
+                    flag |= 1
+                elif kind != GENERAL and 2 <= col <= 6 and red_row <= 2:
+                    flag |= 2
+                if kind in (CHARIOT, HORSE, CANNON) and red_row <= 4:
+                    flag |= 4
+                flags[owner * 8 + kind, SQUARE_OF_INDEX[index]] = flag
+    return flags
+
+
+PIECE_FLAGS = _piece_flags()
+
+
+@njit(cache=True)
+def _static_value(board, plist, weights, values):
     """Red's value in pawns without the move counts: material, piece squares, safety, pieces over the
-    river, the general's open lines and pieces left hanging."""
+    river, the general's open lines and pieces left hanging (``values``: ``piece_values(weights, ...)``)."""
     score = 0.0
     hanging = weights[W_HANGING] != 0.0
     for owner in range(2):
@@ -170,28 +225,15 @@ def _static_value(board, plist, weights, squares):
             sq = plist[owner * 16 + i]
             if sq == 0:
                 continue
-            kind = board[sq] & 7
-            index = INDEX_OF_SQUARE[sq]
-            row = index // 9
-            col = index - row * 9
-            red_row = row if owner == 0 else 9 - row
-            value = 0.0
-            w = KIND_WEIGHT[kind]
-            if w >= 0:
-                value = weights[w]
-            if kind == SOLDIER and not OWN_HALF[owner, sq]:
-                value += weights[W_CROSSED] + weights[W_ADVANCE] * (4 - red_row)
-            if hanging and kind != GENERAL and is_attacked(board, sq, owner) and not is_attacked(board, sq, 1 - owner):
-                lost += value
-            value += weights[W_PST] * PST[kind, red_row * 9 + col]
-            value += weights[W_SQUARES] * squares[kind, red_row * 9 + col]  # a step of its own: + 0.0 is exact
-            if kind == ADVISOR or kind == ELEPHANT:
-                defenders += 1
-            elif kind != GENERAL and 2 <= col <= 6 and red_row <= 2:
-                attackers += 1  # this piece is near the enemy palace
-            if (kind == CHARIOT or kind == HORSE or kind == CANNON) and red_row <= 4:
-                across += 1
-            score += sign * value
+            code = board[sq]
+            if hanging and code & 7 != GENERAL and is_attacked(board, sq, owner) \
+                    and not is_attacked(board, sq, 1 - owner):
+                lost += values[1, code, sq]
+            flags = PIECE_FLAGS[code, sq]
+            defenders += flags & 1
+            attackers += (flags >> 1) & 1
+            across += flags >> 2
+            score += sign * values[0, code, sq]
         # Guards of the own general count for ``owner``; its pieces near the other palace too.
         score += sign * weights[W_SAFETY] * (0.25 * defenders + attackers)
         score += sign * (weights[W_ACROSS] * across - weights[W_HANGING] * lost)
@@ -237,10 +279,10 @@ def _add_mobility(score, board, plist, side, weights, moves):
 
 
 @njit(cache=True)
-def evaluate(board, plist, side, weights, squares, moves):
+def evaluate(board, plist, side, weights, values, moves):
     """The static value for ``side`` (to move) in pawns: material, piece squares, safety, mobility,
     pieces over the river, the general's open lines and pieces left hanging."""
-    score, _ = _add_mobility(_static_value(board, plist, weights, squares), board, plist, side, weights, moves)
+    score, _ = _add_mobility(_static_value(board, plist, weights, values), board, plist, side, weights, moves)
     return score if side == 0 else -score
 
 
@@ -295,7 +337,7 @@ def _time_up(info):
 
 
 @njit(cache=True)
-def quiesce(board, slot_of, plist, st, alpha, beta, ply, weights, squares, info, move_buf, score_buf, pseudo,
+def quiesce(board, slot_of, plist, st, alpha, beta, ply, weights, values, info, move_buf, score_buf, pseudo,
             techniques):
     """Captures only (all evasions when in check) until the position is quiet.
 
@@ -315,12 +357,12 @@ def quiesce(board, slot_of, plist, st, alpha, beta, ply, weights, squares, info,
     scores = score_buf[ply]
     checked = (not pseudo) and is_attacked(board, plist[side * 16], side)
     if ply >= MAX_PLY - 1:
-        return evaluate(board, plist, side, weights, squares, moves)
+        return evaluate(board, plist, side, weights, values, moves)
     best = -INFINITY
     n = -1  # the side's moves, when the evaluation has left them in ``moves``
     if not checked:
         sign = 1.0 if side == 0 else -1.0
-        static = _static_value(board, plist, weights, squares)
+        static = _static_value(board, plist, weights, values)
         if techniques & LAZY_EVAL:
             # the move counts are generated only when they could decide the standing value's place
             # against the window: a position a margin above beta or below alpha stands on the rest
@@ -363,7 +405,7 @@ def quiesce(board, slot_of, plist, st, alpha, beta, ply, weights, squares, info,
         if prune and spent > prize and is_attacked(board, m & 255, side):
             unmake(board, slot_of, plist, st, m, undo)
             continue
-        value = -quiesce(board, slot_of, plist, st, -beta, -alpha, ply + 1, weights, squares, info,
+        value = -quiesce(board, slot_of, plist, st, -beta, -alpha, ply + 1, weights, values, info,
                          move_buf, score_buf, pseudo, techniques)
         unmake(board, slot_of, plist, st, m, undo)
         if info[2] != 0:
@@ -414,7 +456,7 @@ def _has_pieces(board, plist, side):
 
 
 @njit(cache=True)
-def negamax(board, slot_of, plist, st, depth, alpha, beta, ply, weights, squares, info, move_buf, score_buf,
+def negamax(board, slot_of, plist, st, depth, alpha, beta, ply, weights, values, info, move_buf, score_buf,
             tt_key, tt_move, tt_value, tt_depth, tt_flag, killers, history, pseudo, game_ply, techniques):
     """The value of the position for the side to move, searched ``depth`` plies deep.
 
@@ -435,13 +477,13 @@ def negamax(board, slot_of, plist, st, depth, alpha, beta, ply, weights, squares
         return weights[W_MOVE_LIMIT] if ply % 2 == 0 else -weights[W_MOVE_LIMIT]
     if depth <= 0:
         if techniques & QUIESCENCE:
-            return quiesce(board, slot_of, plist, st, alpha, beta, ply, weights, squares, info,
+            return quiesce(board, slot_of, plist, st, alpha, beta, ply, weights, values, info,
                            move_buf, score_buf, pseudo, techniques)
         if _time_up(info):
             return 0.0
         if generate_legal(board, slot_of, plist, st, move_buf[ply], pseudo) == 0:
             return -WIN + ply
-        return evaluate(board, plist, side, weights, squares, move_buf[ply])
+        return evaluate(board, plist, side, weights, values, move_buf[ply])
     if _time_up(info):
         return 0.0
     king = plist[side * 16]
@@ -463,14 +505,14 @@ def negamax(board, slot_of, plist, st, depth, alpha, beta, ply, weights, squares
     # futility: near the horizon, a position far below alpha tries its captures and checks only
     futile = (techniques & FUTILITY) != 0 and not pv_node and not checked and depth <= 2 \
         and abs(alpha) < WIN - MAX_PLY \
-        and evaluate(board, plist, side, weights, squares, move_buf[ply]) + FUTILITY_MARGIN * depth <= alpha
+        and evaluate(board, plist, side, weights, values, move_buf[ply]) + FUTILITY_MARGIN * depth <= alpha
     if (techniques & NULL_MOVE) and not pv_node and not checked and depth >= NULL_DEPTH and ply > 1 \
             and beta < WIN - MAX_PLY and _has_pieces(board, plist, side) \
-            and evaluate(board, plist, side, weights, squares, move_buf[ply]) >= beta:
+            and evaluate(board, plist, side, weights, values, move_buf[ply]) >= beta:
         st[SIDE] = 1 - side
         st[HASH] ^= core.ZOBRIST_SIDE
         value = -negamax(board, slot_of, plist, st, depth - 1 - NULL_REDUCTION, -beta, -beta + EPSILON, ply + 1,
-                         weights, squares, info, move_buf, score_buf, tt_key, tt_move, tt_value, tt_depth, tt_flag,
+                         weights, values, info, move_buf, score_buf, tt_key, tt_move, tt_value, tt_depth, tt_flag,
                          killers, history, pseudo, game_ply, techniques)
         st[SIDE] = side
         st[HASH] ^= core.ZOBRIST_SIDE
@@ -508,19 +550,19 @@ def negamax(board, slot_of, plist, st, depth, alpha, beta, ply, weights, squares
                     reduce = max(1, min(reduce, depth - 2))
             # a null window (PVS) or the full one, reduced first if the move is late and quiet
             low = -alpha - EPSILON if pvs else -beta
-            value = -negamax(board, slot_of, plist, st, depth - 1 - reduce, low, -alpha, ply + 1, weights, squares,
+            value = -negamax(board, slot_of, plist, st, depth - 1 - reduce, low, -alpha, ply + 1, weights, values,
                              info, move_buf, score_buf, tt_key, tt_move, tt_value, tt_depth, tt_flag, killers, history,
                              pseudo, game_ply, techniques)
             if reduce and value > alpha and info[2] == 0:
-                value = -negamax(board, slot_of, plist, st, depth - 1, low, -alpha, ply + 1, weights, squares, info,
+                value = -negamax(board, slot_of, plist, st, depth - 1, low, -alpha, ply + 1, weights, values, info,
                                  move_buf, score_buf, tt_key, tt_move, tt_value, tt_depth, tt_flag, killers,
                                  history, pseudo, game_ply, techniques)
             if pvs and alpha < value < beta and info[2] == 0:
-                value = -negamax(board, slot_of, plist, st, depth - 1, -beta, -alpha, ply + 1, weights, squares, info,
+                value = -negamax(board, slot_of, plist, st, depth - 1, -beta, -alpha, ply + 1, weights, values, info,
                                  move_buf, score_buf, tt_key, tt_move, tt_value, tt_depth, tt_flag, killers,
                                  history, pseudo, game_ply, techniques)
         else:
-            value = -negamax(board, slot_of, plist, st, depth - 1, -beta, -alpha, ply + 1, weights, squares, info,
+            value = -negamax(board, slot_of, plist, st, depth - 1, -beta, -alpha, ply + 1, weights, values, info,
                              move_buf, score_buf, tt_key, tt_move, tt_value, tt_depth, tt_flag, killers, history,
                              pseudo, game_ply, techniques)
         unmake(board, slot_of, plist, st, m, undo)
@@ -548,7 +590,7 @@ def negamax(board, slot_of, plist, st, depth, alpha, beta, ply, weights, squares
 
 
 def _iterate(position: tuple[np.ndarray, ...], root_moves: np.ndarray, first_depth: int, last_depth: int,
-             weights: np.ndarray, squares: np.ndarray, info: np.ndarray, tables: tuple[np.ndarray, ...], pseudo: bool,
+             weights: np.ndarray, values: np.ndarray, info: np.ndarray, tables: tuple[np.ndarray, ...], pseudo: bool,
              game_ply: int, techniques: int, guess: float) -> tuple[float, int]:
     """Iterative deepening from ``first_depth`` to ``last_depth`` over the legal ``root_moves``.
 
@@ -584,12 +626,12 @@ def _iterate(position: tuple[np.ndarray, ...], root_moves: np.ndarray, first_dep
                 undo = make(board, slot_of, plist, st, move)
                 if pvs and i > 0:
                     value = -negamax(board, slot_of, plist, st, depth - 1, -alpha - EPSILON, -alpha, 1, weights,
-                                     squares, info, *tables, pseudo, game_ply, techniques)
+                                     values, info, *tables, pseudo, game_ply, techniques)
                     if not info[2] and alpha < value < high:
-                        value = -negamax(board, slot_of, plist, st, depth - 1, -high, -alpha, 1, weights, squares, info,
+                        value = -negamax(board, slot_of, plist, st, depth - 1, -high, -alpha, 1, weights, values, info,
                                          *tables, pseudo, game_ply, techniques)
                 else:
-                    value = -negamax(board, slot_of, plist, st, depth - 1, -high, -alpha, 1, weights, squares, info,
+                    value = -negamax(board, slot_of, plist, st, depth - 1, -high, -alpha, 1, weights, values, info,
                                      *tables, pseudo, game_ply, techniques)
                 unmake(board, slot_of, plist, st, move, undo)
                 if info[2]:
@@ -675,7 +717,7 @@ def search(rules: Rules, state: State, weights: np.ndarray, *, depth: int | None
     info[1] = nodes or 0
     position = rules.position(state)
     weights = np.ascontiguousarray(weights, dtype=np.float64)
-    common = (weights, SQUARES, info, _tables(), bool(rules.pseudo), int(state.ply))
+    common = (weights, piece_values(weights, SQUARES), info, _tables(), bool(rules.pseudo), int(state.ply))
     value, completed = -INFINITY, 0
     if deadline is None:
         value, completed = _iterate(position, root_moves, 1, depth, *common, techniques, 0.0)
