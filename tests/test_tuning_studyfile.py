@@ -101,7 +101,7 @@ def test_overlapping_seed_ranges_are_an_error() -> None:
 
 
 @pytest.mark.parametrize("key, value, choices", [
-    ("objective", 'objective = "median"', "mean_score, lcb, rank1_rate, win_rate"),
+    ("objective", 'objective = "median"', "mean_score, lcb, rank1_rate, win_rate, rank1_wins"),
     ("sampler", 'sampler = "grid"', "tpe, random, cmaes"),
     ("pruner", 'pruner = "median"', "wilcoxon, halving, none"),
 ])

@@ -11,13 +11,19 @@ OBJECTIVES = {
     "lcb": "lower end of the 95% interval of the mean score",
     "rank1_rate": "share of games the user ends with rank 1 (a win or a draw)",
     "win_rate": "share of games won",
+    "rank1_wins": "share of games with rank 1, a win counting a tenth more (ties broken by wins)",
 }
+# What a win adds to rank 1 under ``rank1_wins``: one loss outweighs ten draws turned into wins.
+WIN_BONUS = 0.1
 
 
 def game_value(result: MatchResult, objective: str) -> float:
-    """The per-game value a study averages: the score, or a 0/1 outcome indicator."""
+    """The per-game value a study averages: the score, or a 0/1 outcome indicator (1.1 for a win under
+    ``rank1_wins``: where a player never loses, rank 1 cannot rise, and wins are its margin)."""
     if objective == "rank1_rate":
         return 0.0 if result.outcome == "loss" else 1.0
+    if objective == "rank1_wins":
+        return 0.0 if result.outcome == "loss" else 1.0 + (WIN_BONUS if result.outcome == "win" else 0.0)
     if objective == "win_rate":
         return 1.0 if result.outcome == "win" else 0.0
     return float(result.score)
@@ -27,6 +33,8 @@ def value_bounds(game: str, objective: str) -> tuple[float, float]:
     """The range a per-game value can take: the game's score bounds, or 0..1 for a rate."""
     if objective in ("rank1_rate", "win_rate"):
         return 0.0, 1.0
+    if objective == "rank1_wins":
+        return 0.0, 1.0 + WIN_BONUS
     from harness.games import load as load_game
     return load_game(game).score_bounds()
 

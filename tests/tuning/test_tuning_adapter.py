@@ -179,3 +179,22 @@ def test_validation_means_of_bounded_values_stay_inside_the_bounds():
     assert 0.0 <= near_top.low <= near_top.mean <= near_top.high <= 1.0
     near_floor = _interval([low] * 8 + [low + 10.0, low + 20.0], (low, high))
     assert low <= near_floor.low and near_floor.high <= high
+
+
+def test_rank1_wins_is_the_rank1_rate_with_wins_as_the_tie_break():
+    """Stored Chinese chess games (wins, draws and losses of one player): a loss is 0, a draw 1, a win 1.1,
+    so the mean is the rank-1 rate plus a tenth of the win rate, inside its bounds."""
+    from pathlib import Path
+
+    from harness.results import MatchResult, read_results_file
+    from harness.tuning.objectives import WIN_BONUS, game_value, objective_value, value_bounds
+    rows = read_results_file(Path(__file__).parents[2] / "docs" / "ladder" / "xiangqi-200k-default.jsonl")[0]
+    results = [MatchResult(**row) for row in rows]
+    assert {r.outcome for r in results} == {"win", "draw", "loss"}
+    values = [game_value(r, "rank1_wins") for r in results]
+    assert {r.outcome: v for r, v in zip(results, values)} == {"loss": 0.0, "draw": 1.0, "win": 1.0 + WIN_BONUS}
+    rank1 = objective_value([game_value(r, "rank1_rate") for r in results], "rank1_rate")
+    wins = objective_value([game_value(r, "win_rate") for r in results], "win_rate")
+    assert objective_value(values, "rank1_wins") == pytest.approx(rank1 + WIN_BONUS * wins)
+    low, high = value_bounds("xiangqi", "rank1_wins")
+    assert low <= min(values) and max(values) <= high == 1.0 + WIN_BONUS
