@@ -355,27 +355,36 @@ def paired(rows: list[Row], matches: int, results_file: Path, baseline_file: Pat
             continue
         differences = [a.score - b.score for a, b in pairs]
         every += pairs
-        out.append({"label": row.label, "opponent": row.opponent, "pairs": len(pairs),
+        out.append({"label": row.label, "game": row.game, "opponent": row.opponent, "pairs": len(pairs),
                     "this": summarise([a for a, _ in pairs]), "baseline": summarise([b for _, b in pairs]),
                     "difference": list(mean_interval(differences))})
     if len(out) > 1:
-        out.append({"label": "all rows", "opponent": "all rows", "pairs": len(every),
+        out.append({"label": "all rows", "game": "", "opponent": "all rows", "pairs": len(every),
                     "this": summarise([a for a, _ in every]), "baseline": summarise([b for _, b in every]),
                     "difference": list(mean_interval([a.score - b.score for a, b in every]))})
     return out
 
 
 def paired_markdown(rows: list[dict], player: str, baseline: str) -> str:
-    """The paired comparison in Markdown: W/D/L and mean of both, the difference with its interval."""
+    """The paired comparison in Markdown: W/D/L and mean of both, the difference with its interval.
+
+    Rows of more than one game (the two seats of Chinese chess) name their game; scores of at most 1
+    (a rank-1 share) get two decimals, where one would round a difference of a game in twenty to zero.
+    """
+    games = {row["game"] for row in rows if row["opponent"] != "all rows"}
+    digits = 2 if all(side["mean"] <= 1.0 for row in rows for side in (row["this"], row["baseline"])) else 1
+
     def wdl(side: dict) -> str:
-        return f"{side['win']}/{side['draw']}/{side['loss']}, {side['mean']:.1f}"
+        return f"{side['win']}/{side['draw']}/{side['loss']}, {side['mean']:.{digits}f}"
     lines = [f"| against | pairs | `{baseline}` W/D/L, mean | `{player}` W/D/L, mean | paired difference [95% CI] |",
              "|---|---|---|---|---|"]
     for row in rows:
         mean, low, high = row["difference"]
         name = row["opponent"] if row["opponent"] == "all rows" else f"`{row['opponent']}`"
+        if len(games) > 1 and row["opponent"] != "all rows":
+            name = f"{row['game']}: {name}"
         lines.append(f"| {name} | {row['pairs']} | {wdl(row['baseline'])} | {wdl(row['this'])} "
-                     f"| {mean:+.1f} [{low:.1f}, {high:.1f}] |")
+                     f"| {mean:+.{digits}f} [{low:.{digits}f}, {high:.{digits}f}] |")
     return "\n".join(lines)
 
 

@@ -173,4 +173,21 @@ def test_paired_compares_each_row_seed_by_seed_with_a_stored_baseline(script, tm
     script.evaluate(baseline, 3, 1, theirs)
     rows = script.paired(candidate, 3, mine, theirs, "random")
     assert [r["pairs"] for r in rows] == [3, 3, 6] and rows[-1]["label"] == "all rows"
-    assert "| all rows | 6 |" in script.paired_markdown(rows, "greedy", "random")
+    table = script.paired_markdown(rows, "greedy", "random")
+    assert "| all rows | 6 |" in table and "| `random` | 3 |" in table   # one game: rows named by opponent
+
+
+def test_paired_rows_of_two_games_name_their_game_and_rates_keep_two_decimals(script, tmp_path):
+    """Chinese chess's two seats against one rung are two rows; the table must tell them apart, and a
+    rank-1 share shows the hundredths a lost game in twenty moves."""
+    files = {}
+    for player in ("greedy", "random"):
+        files[player] = tmp_path / f"{player}.jsonl"
+        script.evaluate([script.Row(f"{player} {game}", game, player, "random") for game in ("xiangqi", "xiangqi:black")],
+                        2, 1, files[player])
+    candidate = [script.Row(f"greedy {game}", game, "greedy", "random") for game in ("xiangqi", "xiangqi:black")]
+    rows = script.paired(candidate, 2, files["greedy"], files["random"], "random")
+    table = script.paired_markdown(rows, "greedy", "random")
+    assert "| xiangqi: `random` | 2 |" in table and "| xiangqi:black: `random` | 2 |" in table
+    mean = rows[-1]["difference"][0]
+    assert f"| {mean:+.2f} [" in table
