@@ -180,12 +180,11 @@ def test_paired_compares_each_row_seed_by_seed_with_a_stored_baseline(script, tm
 def test_paired_rows_of_two_games_name_their_game_and_rates_keep_two_decimals(script, tmp_path):
     """Chinese chess's two seats against one rung are two rows; the table must tell them apart, and a
     rank-1 share shows the hundredths a lost game in twenty moves."""
-    files = {}
+    files, seats = {}, ("xiangqi", "xiangqi:black")
     for player in ("greedy", "random"):
         files[player] = tmp_path / f"{player}.jsonl"
-        script.evaluate([script.Row(f"{player} {game}", game, player, "random") for game in ("xiangqi", "xiangqi:black")],
-                        2, 1, files[player])
-    candidate = [script.Row(f"greedy {game}", game, "greedy", "random") for game in ("xiangqi", "xiangqi:black")]
+        script.evaluate([script.Row(f"{player} {game}", game, player, "random") for game in seats], 2, 1, files[player])
+    candidate = [script.Row(f"greedy {game}", game, "greedy", "random") for game in seats]
     rows = script.paired(candidate, 2, files["greedy"], files["random"], "random")
     table = script.paired_markdown(rows, "greedy", "random")
     assert "| xiangqi: `random` | 2 |" in table and "| xiangqi:black: `random` | 2 |" in table
