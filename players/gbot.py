@@ -16,6 +16,10 @@ textbook weights, from before its defaults were fitted) and one more per game.
 
 from __future__ import annotations
 
+from typing import Any
+
+import numpy as np
+
 from harness.errors import SpecError
 from harness.games import Action, Rules, State
 from players import search as searches
@@ -63,13 +67,17 @@ class GBotPlayer(Player):
         """Raise SpecError now, before any match, if ``rules`` lacks this stand-in's level or eval."""
         self.settings(rules)
 
-    def choose(self, rules: Rules, state: State, limits: Limits | None = None) -> Action:
+    def search_arguments(self, rules: Rules) -> tuple[np.ndarray, dict[str, Any]]:
+        """The weight vector and the keyword arguments (``depth`` and the extras) this stand-in's search
+        takes for ``rules``: what ``choose`` searches with, and what a benchmark times."""
         settings = self.settings(rules)
         # Keys beside depth and weights (Totality's ``endgame``) are passed on to the search.
-        extra = {key: value for key, value in settings.items() if key not in ("depth", "weights")}
+        extra = {key: value for key, value in settings.items() if key != "weights"}
         if "techniques" in extra:   # named as in an alphabeta spec (``none``)
             extra["techniques"] = technique_bits(searches.module(rules.name).TECHNIQUES, extra["techniques"])
-        return searches.module(rules.name).search(
-            rules, state, weight_vector(rules.name, settings.get("weights")),
-            depth=settings["depth"], nodes=None, deadline=None,
-            seed=self.rng.randrange(2**31), **extra).action
+        return weight_vector(rules.name, settings.get("weights")), extra
+
+    def choose(self, rules: Rules, state: State, limits: Limits | None = None) -> Action:
+        weights, arguments = self.search_arguments(rules)
+        return searches.module(rules.name).search(rules, state, weights, nodes=None, deadline=None,
+                                                  seed=self.rng.randrange(2**31), **arguments).action

@@ -69,15 +69,11 @@ def bench_gbot(rules: Rules, states: list[State], depth: int) -> dict[str, int]:
     search = searches.module(rules.name).search
     rates = {}
     for evaluation in searches.module(rules.name).GBOT_EVALS:
-        settings = players.load(f"gbot:depth={depth},eval={evaluation}").settings(rules)
-        extra = {key: value for key, value in settings.items() if key not in ("depth", "weights")}
-        if "techniques" in extra:
-            extra["techniques"] = technique_bits(searches.module(rules.name).TECHNIQUES, extra["techniques"])
-        weights = weight_vector(rules.name, settings["weights"])
-        search(rules, states[0], weights, depth=1, seed=0, **extra)  # compile / warm up
+        weights, arguments = players.load(f"gbot:depth={depth},eval={evaluation}").search_arguments(rules)
+        search(rules, states[0], weights, seed=0, **(arguments | {"depth": 1}))  # compile / warm up
         nodes, started = 0, time.process_time()
         for index, state in enumerate(states):
-            nodes += search(rules, state, weights, depth=depth, seed=index, **extra).nodes
+            nodes += search(rules, state, weights, seed=index, **arguments).nodes
         rates[evaluation] = round(nodes / (time.process_time() - started))
     return rates
 

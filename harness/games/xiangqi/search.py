@@ -35,7 +35,7 @@ from harness.errors import IllegalAction
 from harness.games import Rules, State
 from harness.games.xiangqi import _core as core
 from harness.games.xiangqi._core import (ADVISOR, CANNON, CHARIOT, ELEPHANT, GENERAL, HASH, HORSE, OFF,
-                                         INDEX_OF_SQUARE, MAX_MOVES, NSQ, OWN_HALF, SIDE, SOLDIER, SQUARE_OF_INDEX,
+                                         MAX_MOVES, NSQ, OWN_HALF, SIDE, SOLDIER, SQUARE_OF_INDEX,
                                          generate, generate_legal, in_check, is_attacked, make, make_legal, unmake)
 from harness.games.xiangqi import MOVE_LIMIT
 from harness.games.xiangqi.features import FEATURES, TEXTBOOK, square_table
