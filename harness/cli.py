@@ -201,6 +201,47 @@ def db_upgrade(db_url: str | None) -> None:
         click.echo(f"{database.masked_url}: schema at revision {database.revision()}")
 
 
+@db_group.command("backup")
+@click.argument("file", type=click.Path(dir_okay=False))
+@db_option
+def db_backup(file: str, db_url: str | None) -> None:
+    """Copy a SQLite database to FILE while commands keep writing to it (gzipped if FILE ends in .gz).
+
+    The copy is a consistent snapshot (SQLite's backup API), checked before
+    it is renamed into place. A study's database holds its Optuna trials too,
+    so this is how a long study is kept safe between sittings. PostgreSQL:
+    use pg_dump.
+
+    \b
+    Examples:
+      harness db backup studies.db.gz --db sqlite:///studies.db
+      harness db restore studies.db.gz --db sqlite:///restored.db
+    """
+    from harness.db.backup import backup
+    copy = backup(db_url, file)
+    click.echo(f"{copy.path}: {copy.bytes_written:,} bytes, a copy of {copy.tables} tables "
+               f"({copy.database_bytes:,} bytes of database)")
+
+
+@db_group.command("restore")
+@click.argument("file", type=click.Path(dir_okay=False))
+@db_option
+def db_restore(file: str, db_url: str | None) -> None:
+    """Make a new SQLite database from FILE, a copy made by harness db backup (plain or gzipped).
+
+    Never writes over a database: --db must name a file that does not exist.
+
+    \b
+    Example:
+      harness db restore studies.db.gz --db sqlite:///studies.db
+    """
+    from harness.db.backup import restore
+    from harness.db import default_url, mask_url
+    copy = restore(file, db_url)
+    click.echo(f"{mask_url(db_url or default_url())}: restored from {file}, {copy.tables} tables, "
+               f"{copy.database_bytes:,} bytes")
+
+
 @cli.command()
 @click.argument("game")
 @click.option("--opponent", default=None, metavar="SPEC", help="Only matches against this opponent.")

@@ -210,7 +210,7 @@ class Database:
                                "or postgresql+psycopg://user:***@host:5432/db") from None
         self.masked_url = mask_url(self.url)
         self._player_ids: dict[str, int] = {}
-        self._file = _sqlite_file(self.url)
+        self._file = sqlite_file(self.url)
         self._file_identity: tuple[int, int] | None = None
         self.engine = self._create_engine()
         writer = self.engine.execution_options(sqlite_begin="IMMEDIATE")
@@ -873,7 +873,7 @@ def _held_by(run_id: int) -> Any:
     return MatchRow.id.in_(select(RunMatchRow.match_id).where(RunMatchRow.run_id == run_id))
 
 
-def _sqlite_file(url: URL) -> str | None:
+def sqlite_file(url: URL) -> str | None:
     """The absolute path of a SQLite database file, or None (another backend, memory, a URI)."""
     if url.get_backend_name() != "sqlite" or url.query.get("uri"):
         return None
