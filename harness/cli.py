@@ -25,7 +25,7 @@ from harness.cli_options import (address_option, allow_engines_option, db_option
                                  workers_option)
 from harness.console import output_console
 from harness.errors import HarnessError, InvalidInput
-from harness.interrupts import stop_on_signals
+from harness.interrupts import is_stop, stop_on_signals
 from harness.masking import mask_url_passwords
 
 DEBUG_ENV = "HARNESS_DEBUG"
@@ -941,6 +941,9 @@ def main(argv: list[str] | None = None) -> int:
         click.echo(f"harness: error: {one_line(masked(error.format_message(), args))}", err=True)
         return error.exit_code
     except Exception as error:  # the last resort: whatever escaped a command
+        if is_stop(error):  # a Ctrl-C Python wrapped in another error (harness.interrupts)
+            click.echo("harness: interrupted", err=True)
+            return EXIT_INTERRUPTED
         click.echo(last_resort_line(error, args), err=True)
         return EXIT_FAILED
     return result if isinstance(result, int) else EXIT_OK

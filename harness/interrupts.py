@@ -10,6 +10,11 @@ request, and the loops that wait for results call ``check()``: a stop that
 was swallowed is raised again at the next result. The dropped exception is
 not printed either (a traceback on a clean stop would look like a crash).
 
+When the frame is a class being created (an import defining a descriptor),
+Python 3.11 wraps the ``KeyboardInterrupt`` in a ``RuntimeError`` ("Error
+calling __set_name__"); ``stops_unwrapped`` raises such an error as the stop it
+was, so it ends the command as Ctrl-C does (resumable, exit 130), not as a crash.
+
 SIGTERM (a scheduler, ``kill``) is taken as Ctrl-C: cleanly, resumable.
 """
 
@@ -67,3 +72,26 @@ def check() -> None:
     """
     if _requested.is_set():
         raise KeyboardInterrupt
+
+
+def is_stop(error: BaseException) -> bool:
+    """Whether ``error`` is a ``KeyboardInterrupt`` or was caused by one (its ``__cause__``/``__context__`` chain)."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        if isinstance(current, KeyboardInterrupt):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False
+
+
+@contextmanager
+def stops_unwrapped() -> Iterator[None]:
+    """Within: an error a stop turned into (see the module docstring) is raised as ``KeyboardInterrupt``."""
+    try:
+        yield
+    except Exception as error:
+        if is_stop(error):
+            raise KeyboardInterrupt from error
+        raise

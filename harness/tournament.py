@@ -46,6 +46,7 @@ from harness.db import Database
 from harness.dbsource import DatabaseSource
 from harness.errors import HarnessError, InvalidInput, with_resume
 from harness.games import load as load_game
+from harness.interrupts import stops_unwrapped
 from harness.match import MatchResult, MatchSpec, match_key
 from harness.sprt import Pentanomial, SprtConfig, SprtStatus, elo_estimate, pair_points
 from players import guard_engine
@@ -414,27 +415,28 @@ def play(database: Database, run_id: int, config: TournamentConfig, pool: MatchP
     tag = ("tournament", run_id, object())  # unique even across databases sharing a pool
     started = time.perf_counter()
     try:
-        decided = tracker is not None and tracker.status().decision is not None
-        if todo and not decided:
-            pool.start()  # before the clock and the bar: Ray and the workers take seconds to start
-            started = time.perf_counter()
-            with _progress(console) as progress:
-                task = progress.add_task(f"{config.mode} {config.game}", total=len(schedule),
-                                         completed=len(schedule) - len(todo), resumed=len(schedule) - len(todo))
-                for result in pool.run(todo, tag=tag):
-                    if not database.record(run_id, result):
-                        duplicates += 1  # a re-run batch: the key is already recorded
-                        continue
-                    progress.advance(task)
-                    if on_result is not None:
-                        on_result(result)
-                    if tracker is not None:
-                        tracker.add(result)
-                        status_now = tracker.status()
-                        progress.update(task, description=f"{config.mode} {config.game} "
-                                                          f"LLR {status_now.llr:+.2f}")
-                        if status_now.decision is not None:
-                            break
+        with stops_unwrapped():  # a Ctrl-C Python wrapped is still a stop
+            decided = tracker is not None and tracker.status().decision is not None
+            if todo and not decided:
+                pool.start()  # before the clock and the bar: Ray and the workers take seconds to start
+                started = time.perf_counter()
+                with _progress(console) as progress:
+                    task = progress.add_task(f"{config.mode} {config.game}", total=len(schedule),
+                                             completed=len(schedule) - len(todo), resumed=len(schedule) - len(todo))
+                    for result in pool.run(todo, tag=tag):
+                        if not database.record(run_id, result):
+                            duplicates += 1  # a re-run batch: the key is already recorded
+                            continue
+                        progress.advance(task)
+                        if on_result is not None:
+                            on_result(result)
+                        if tracker is not None:
+                            tracker.add(result)
+                            status_now = tracker.status()
+                            progress.update(task, description=f"{config.mode} {config.game} "
+                                                              f"LLR {status_now.llr:+.2f}")
+                            if status_now.decision is not None:
+                                break
     except KeyboardInterrupt:
         status = "interrupted"
     except HarnessError as error:

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from harness.interrupts import check, stop_on_signals
+from harness.interrupts import check, is_stop, stop_on_signals, stops_unwrapped
 
 
 class RaisesInItsFinaliser:
@@ -48,3 +48,41 @@ def test_without_a_stop_check_raises_nothing() -> None:
     with stop_on_signals():
         check()
     check()
+
+
+class SignalsWhenNamed:
+    """A descriptor whose ``__set_name__`` takes the signal, as a Ctrl-C landing while an import defines a class."""
+
+    def __init__(self, sig: int) -> None:
+        self.sig = sig
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        os.kill(os.getpid(), self.sig)
+        for _ in range(1000):  # bytecodes: the handler runs here
+            pass
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_a_stop_python_wrapped_in_another_error_is_raised_as_the_stop(sig: int) -> None:
+    with stop_on_signals():
+        with pytest.raises(KeyboardInterrupt) as raised:
+            with stops_unwrapped():
+                type("Quadrature", (), {"nodes": SignalsWhenNamed(sig)})
+    wrapped = raised.value.__cause__
+    assert wrapped is not None and not isinstance(wrapped, KeyboardInterrupt), "nothing was wrapped to unwrap"
+    assert is_stop(wrapped)
+
+
+def test_errors_that_are_not_stops_pass_through_unchanged() -> None:
+    error = ValueError("bad input")
+    with pytest.raises(ValueError) as raised:
+        with stops_unwrapped():
+            raise error
+    assert raised.value is error and not is_stop(error)
+    try:
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt:
+            raise RuntimeError("while stopping")  # noqa: B904 - the context is the point
+    except RuntimeError as during:
+        assert is_stop(during)

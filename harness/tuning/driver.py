@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 from harness.errors import ClusterError, HarnessError, InvalidInput
 from harness.interrupts import check as check_interrupted
+from harness.interrupts import stops_unwrapped
 from harness.match import MatchResult, match_key
 from harness.tuning.adapter import Study, Trial, TrialTaken, open_study
 from harness.tuning.events import OnEvent, PoolResized, TrialEnded, TuningProgress, ignore
@@ -480,7 +481,8 @@ def tune(config: StudyFile, *, trials: int | None = None, workers: int | None = 
         db.close()
         raise
     try:
-        with open_pool(pool, workers, address) as active_pool, _resizes_as_events(active_pool, on_event):
+        with stops_unwrapped(), open_pool(pool, workers, address) as active_pool, \
+                _resizes_as_events(active_pool, on_event):
             active_pool.start()  # Ray reachable and the workers up before the study is written
             study = open_study(config, url, grace_period=grace_period)
             driver = Driver(config, study, db, active_pool, target=trials or config.trials,

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from harness.errors import InvalidInput
+from harness.interrupts import stops_unwrapped
 from harness.tuning.events import OnEvent, ValidationProgress, ignore
 from harness.tuning.objectives import game_value, value_bounds
 from harness.tuning.stored import database_url, load_stored_study, study_reference
@@ -283,14 +284,15 @@ def validate(config: StudyFile | str, *, db_url: str | None = None, workers: int
     own_db = db is None
     db = db or open_database(url)
     try:
-        opponents = check_engines(config, db, allow_engines)
-        validation, _ = _validation(config, db, url, opponents=opponents)
-        if validation is None:
-            with open_pool(pool, workers, address) as active_pool:
-                validation, _ = run_validation(config, db, url, active_pool, on_event, opponents)
-        else:
-            db.save_named_player(config.name, validation.tuned_spec, config.game,
-                                 note=f"study {config.name}, trial {validation.best_trial}")
+        with stops_unwrapped():  # a Ctrl-C Python wrapped is still a stop
+            opponents = check_engines(config, db, allow_engines)
+            validation, _ = _validation(config, db, url, opponents=opponents)
+            if validation is None:
+                with open_pool(pool, workers, address) as active_pool:
+                    validation, _ = run_validation(config, db, url, active_pool, on_event, opponents)
+            else:
+                db.save_named_player(config.name, validation.tuned_spec, config.game,
+                                     note=f"study {config.name}, trial {validation.best_trial}")
         return validation
     finally:
         if own_db:
