@@ -596,7 +596,9 @@ def tune(study: str, trials: int | None, workers: int | None, address: str | Non
         summary = tuning.tune(tuning.load_study_file(study), trials=trials, workers=workers, address=address,
                               db_url=db_url, grace_period=stale_after, on_event=view,
                               allow_engines=allow_engines)
-    except KeyboardInterrupt:
+    except BaseException as error:
+        if not is_stop(error):  # a stop may come wrapped in another error (harness.interrupts)
+            raise
         if view is not None:
             view.close()
         from harness.db import mask_url
