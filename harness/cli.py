@@ -591,7 +591,10 @@ def tune(study: str, trials: int | None, workers: int | None, address: str | Non
             validation = tuning.validate(study, db_url=db_url, workers=workers, address=address, on_event=view,
                                          allow_engines=allow_engines)
             view.close()
-            console.print(tuning_view.validation_table(validation))
+            if as_json:
+                click.echo(tuning_view.validation_json(validation))
+            else:
+                console.print(tuning_view.validation_table(validation))
             return 0
         summary = tuning.tune(tuning.load_study_file(study), trials=trials, workers=workers, address=address,
                               db_url=db_url, grace_period=stale_after, on_event=view,

@@ -21,6 +21,7 @@ from harness.tuning import (VERDICTS, PoolResized, TrialEnded, TuneSummary, Tuni
                             ValidationProgress)
 
 SUMMARY_FORMAT = "harness.tune/1"
+VALIDATION_FORMAT = "harness.validate/1"
 
 
 class TuneView:
@@ -88,6 +89,11 @@ def summary_lines(summary: TuneSummary) -> list[str]:
 def summary_json(summary: TuneSummary) -> str:
     """The one-line machine-readable summary of ``harness tune --json``."""
     return json.dumps(_finite({"format": SUMMARY_FORMAT, **summary.to_dict()}), allow_nan=False, default=str)
+
+
+def validation_json(validation: Validation) -> str:
+    """The one-line machine-readable result of ``harness tune --validate --json``."""
+    return json.dumps(_finite({"format": VALIDATION_FORMAT, **validation.to_dict()}), allow_nan=False, default=str)
 
 
 def _finite(value: Any) -> Any:

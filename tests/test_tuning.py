@@ -8,6 +8,7 @@ write its report.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -218,6 +219,11 @@ def test_the_validate_and_report_commands_print_the_table_and_write_the_page(
     printed = capsys.readouterr().out
     assert "validation of tiny" in printed and "tuned - defaults" in printed
     assert summary.validation.verdict.upper() in printed
+    assert main(["tune", "--validate", "tiny", "--db", url, "--json"]) == 0
+    line = json.loads(capsys.readouterr().out)  # one JSON line, not the table
+    assert line["format"] == "harness.validate/1" and line["study"] == "tiny"
+    assert line["verdict"] == summary.validation.verdict and line["games"] == summary.validation.games
+    assert line["difference"]["mean"] == pytest.approx(summary.validation.difference.mean)
     out = tmp_path / "page.html"
     assert main(["report", "tiny", "--out", str(out), "--db", url]) == 0
     assert out.stat().st_size > 100_000  # plotly.js embedded

@@ -130,7 +130,7 @@ class TuneSummary:
         """Plain JSON data (the validation as its verdict and intervals)."""
         data = asdict(self)
         if self.validation is not None:
-            data["validation"] = asdict(self.validation) | {"verdict": self.validation.verdict}
+            data["validation"] = self.validation.to_dict()
         return data
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from harness.errors import InvalidInput
@@ -84,6 +84,10 @@ class Validation:
         if self.difference.high < 0:
             return "worse"
         return "not distinguishable"
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON data, the verdict included."""
+        return asdict(self) | {"verdict": self.verdict}
 
 
 def _interval(values: Sequence[float], bounds: tuple[float, float] | None = None) -> Interval:
