@@ -88,12 +88,17 @@ def summary_lines(summary: TuneSummary) -> list[str]:
 
 def summary_json(summary: TuneSummary) -> str:
     """The one-line machine-readable summary of ``harness tune --json``."""
-    return json.dumps(_finite({"format": SUMMARY_FORMAT, **summary.to_dict()}), allow_nan=False, default=str)
+    return _json_line(SUMMARY_FORMAT, summary.to_dict())
 
 
 def validation_json(validation: Validation) -> str:
     """The one-line machine-readable result of ``harness tune --validate --json``."""
-    return json.dumps(_finite({"format": VALIDATION_FORMAT, **validation.to_dict()}), allow_nan=False, default=str)
+    return _json_line(VALIDATION_FORMAT, validation.to_dict())
+
+
+def _json_line(format_name: str, data: dict[str, Any]) -> str:
+    """One strict JSON line tagged with its format (no NaN or infinity: see ``_finite``)."""
+    return json.dumps(_finite({"format": format_name, **data}), allow_nan=False, default=str)
 
 
 def _finite(value: Any) -> Any:
