@@ -247,14 +247,16 @@ def test_the_squares_weight_adds_each_pieces_square_value_seen_from_its_own_side
 def test_node_counts_of_fixed_searches_are_golden():
     """Deterministic counts: the plain search (the stand-ins') is exactly the search before the
     techniques and the new features; every technique at the textbook weights prunes far more, and the
-    fitted defaults search their own tree."""
+    fitted defaults search their own tree (the base techniques as before, the default's extension adds)."""
     start = RULES.initial_state()
     plain = search_module.TECHNIQUES["quiescence"] | search_module.TECHNIQUES["ordering"]
     before = weight_vector("xiangqi", search_module.GBOT_EVALS["default"])
     assert [search(RULES, start, before, depth=d, seed=0, techniques=plain).nodes for d in (3, 4)] == [6475, 41357]
-    assert [search(RULES, start, WEIGHTS, depth=d, seed=0).nodes for d in (3, 4)] == [3130, 13640]
-    assert [search(RULES, start, TEXTBOOK_WEIGHTS, depth=d, seed=0).nodes for d in (3, 4)] == [5648, 25647]
-    default = search_module.DEFAULT_TECHNIQUES  # each candidate, off by default, on its own and together
+    default = search_module.BASE_TECHNIQUES  # each candidate on its own and together, beside the base set
+    assert [search(RULES, start, WEIGHTS, depth=d, seed=0, techniques=default).nodes for d in (3, 4)] == [3130, 13640]
+    assert [search(RULES, start, WEIGHTS, depth=d, seed=0).nodes for d in (3, 4)] == [3130, 14497]
+    assert [search(RULES, start, TEXTBOOK_WEIGHTS, depth=d, seed=0, techniques=default).nodes
+            for d in (3, 4)] == [5648, 25647]
     extended = default | search_module.CHECK_EXTENSION
     assert [search(RULES, start, TEXTBOOK_WEIGHTS, depth=d, seed=0, techniques=extended).nodes for d in (3, 4)] == [5648, 25990]
     pruned = default | search_module.CAPTURE_PRUNING
@@ -268,12 +270,13 @@ def test_node_counts_of_fixed_searches_are_golden():
 
 
 def test_the_check_extension_sees_a_mate_in_two_at_depth_two():
-    """Check, the one evasion, mate: three plies, found at depth 2 only when the check is extended."""
+    """Check, the one evasion, mate: three plies, found at depth 2 only when the check is extended (by
+    default since a paired match kept the extension)."""
     state = RULES.from_fen(MATE_IN_TWO)
-    default = search_module.DEFAULT_TECHNIQUES
-    assert not default & search_module.TECHNIQUES["check_extension"]  # a candidate until a paired match keeps it
-    assert search(RULES, state, WEIGHTS, depth=2, seed=0).value < WIN - 64
-    extended = search(RULES, state, WEIGHTS, depth=2, seed=0, techniques=default | search_module.CHECK_EXTENSION)
+    base = search_module.BASE_TECHNIQUES
+    assert search_module.DEFAULT_TECHNIQUES == base | search_module.CHECK_EXTENSION | search_module.DEEP_LMR
+    assert search(RULES, state, WEIGHTS, depth=2, seed=0, techniques=base).value < WIN - 64
+    extended = search(RULES, state, WEIGHTS, depth=2, seed=0)
     assert extended.value == pytest.approx(WIN - 3) and extended.action in RULES.legal_actions(state)
 
 
@@ -281,8 +284,8 @@ def test_capture_pruning_skips_a_losing_capture_and_keeps_a_free_one():
     """Black's chariot may take the red soldier the red chariot guards (9 for 1): pruned, so fewer
     nodes for the same move and value; an unguarded chariot is still taken."""
     material = weight_vector("xiangqi", search_module.GBOT_EVALS["material"])
-    default = search_module.DEFAULT_TECHNIQUES
-    assert not default & search_module.CAPTURE_PRUNING   # a candidate until a paired match keeps it
+    default = search_module.BASE_TECHNIQUES
+    assert not search_module.DEFAULT_TECHNIQUES & search_module.CAPTURE_PRUNING   # a candidate until a match keeps it
     pruned = default | search_module.CAPTURE_PRUNING
     guarded = RULES.from_fen("r3k4/4a4/9/9/9/P8/9/9/9/R2K5 w - - 0 1")
     for depth in (1, 2, 3):
@@ -299,12 +302,12 @@ MIDGAME = "r1bakab1r/9/1cn4c1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C1N2/9/RNBAKAB1R w - - 
 
 @pytest.mark.parametrize("candidate, nodes", [("deep_lmr", 51382), ("futility", 80718)])
 def test_deeper_reductions_and_futility_prune_a_middle_game_and_keep_its_move(candidate, nodes):
-    """Depth 6 of a middle game at the textbook weights: the default search visits 103,551 nodes; each candidate far fewer,
+    """Depth 6 of a middle game at the textbook weights: the base search visits 103,551 nodes; each candidate far fewer,
     for the same move and value (both are unsound in general: a paired match decides)."""
     state = RULES.from_fen(MIDGAME)
-    default = search_module.DEFAULT_TECHNIQUES
+    default = search_module.BASE_TECHNIQUES
     assert not default & search_module.TECHNIQUES[candidate]
-    plain = search(RULES, state, TEXTBOOK_WEIGHTS, depth=6, seed=0)
+    plain = search(RULES, state, TEXTBOOK_WEIGHTS, depth=6, seed=0, techniques=default)
     found = search(RULES, state, TEXTBOOK_WEIGHTS, depth=6, seed=0, techniques=default | search_module.TECHNIQUES[candidate])
     assert plain.nodes == 103551 and found.nodes == nodes
     assert (found.action, found.value) == (plain.action, pytest.approx(plain.value))
@@ -340,10 +343,10 @@ def test_lazy_evaluation_adds_the_move_counts_only_where_they_could_matter():
     counts = evaluated(board, plist, 0, per_move, moves) - evaluated(board, plist, 0, none, moves)
     assert 0 < abs(counts) <= search_module.LAZY_MOVES   # the bound covers this position's move-count difference
     assert search_module._mobility_bound(TEXTBOOK_WEIGHTS) == pytest.approx(search_module.LAZY_MOVES * 0.05)
-    default = search_module.DEFAULT_TECHNIQUES
-    assert not default & search_module.LAZY_EVAL   # a candidate until a paired match keeps it
+    default = search_module.BASE_TECHNIQUES
+    assert not search_module.DEFAULT_TECHNIQUES & search_module.LAZY_EVAL   # a candidate until a match keeps it
     midgame = RULES.from_fen(MIDGAME)
-    full = search(RULES, midgame, TEXTBOOK_WEIGHTS, depth=6, seed=0)
+    full = search(RULES, midgame, TEXTBOOK_WEIGHTS, depth=6, seed=0, techniques=default)
     lazy = search(RULES, midgame, TEXTBOOK_WEIGHTS, depth=6, seed=0, techniques=default | search_module.LAZY_EVAL)
     assert (full.nodes, lazy.nodes) == (103551, 103432)
     assert (lazy.action, lazy.value) == (full.action, pytest.approx(full.value))

@@ -6,11 +6,12 @@ when in check), and move ordering by the table's move, captures by MVV-LVA,
 two killers per ply and a history table. Principal-variation search,
 late-move reductions, null-move pruning (never in check, nor without a
 chariot, horse or cannon, where zugzwang is likely), aspiration windows and a
-table that keeps the PV come on top. Candidates, off by default until a
-paired match keeps them: a check extension, capture pruning in quiescence,
-deeper late-move reductions (growing with depth and move number, none for a
-check), futility pruning at the frontier and a lazy evaluation (quiescence
-counts the moves only near its window). Each is a bit of
+table that keeps the PV come on top, with a check extension and deeper
+late-move reductions (growing with depth and move number, none for a check),
+which a paired match kept together. Candidates, off by default until a
+paired match keeps them: capture pruning in quiescence, futility pruning at
+the frontier and a lazy evaluation (quiescence counts the moves only near
+its window). Each is a bit of
 ``TECHNIQUES`` (``techniques``), so a paired match measures it. The G-Bot stand-ins keep
 the plain search of their day (``PLAIN``). Terminal positions are scored by
 the platform's result: the side to move with no legal move, or without its
@@ -83,10 +84,12 @@ PVS, LMR, NULL_MOVE, QUIESCENCE, ASPIRATE, KEEP_PV, ORDERING, CHECK_EXTENSION, C
     FUTILITY, LAZY_EVAL = 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048
 ALL_TECHNIQUES = PVS | LMR | NULL_MOVE | QUIESCENCE | ASPIRATE | KEEP_PV | ORDERING | CHECK_EXTENSION \
     | CAPTURE_PRUNING | DEEP_LMR | FUTILITY | LAZY_EVAL
-# what ``alphabeta`` (and so ``strong``) uses unless told: the techniques a paired match kept
-# (the candidates wait for theirs)
-CANDIDATES = CHECK_EXTENSION | CAPTURE_PRUNING | DEEP_LMR | FUTILITY | LAZY_EVAL
-DEFAULT_TECHNIQUES = ALL_TECHNIQUES & ~CANDIDATES
+# what ``alphabeta`` (and so ``strong``) uses unless told: the techniques a paired match kept (the
+# candidates wait for theirs). ``BASE_TECHNIQUES`` were the default until deep_lmr and check_extension
+# won their match together (docs/players.md); the measurements stored before name them.
+CANDIDATES = CAPTURE_PRUNING | FUTILITY | LAZY_EVAL
+BASE_TECHNIQUES = PVS | LMR | NULL_MOVE | QUIESCENCE | ASPIRATE | KEEP_PV | ORDERING
+DEFAULT_TECHNIQUES = BASE_TECHNIQUES | DEEP_LMR | CHECK_EXTENSION
 TECHNIQUES = {"pvs": PVS, "lmr": LMR, "null_move": NULL_MOVE, "quiescence": QUIESCENCE, "aspiration": ASPIRATE,
               "keep_pv": KEEP_PV, "ordering": ORDERING, "check_extension": CHECK_EXTENSION,
               "capture_pruning": CAPTURE_PRUNING, "deep_lmr": DEEP_LMR, "futility": FUTILITY,
