@@ -252,18 +252,18 @@ def test_node_counts_of_fixed_searches_are_golden():
     plain = search_module.TECHNIQUES["quiescence"] | search_module.TECHNIQUES["ordering"]
     before = weight_vector("xiangqi", search_module.GBOT_EVALS["default"])
     assert [search(RULES, start, before, depth=d, seed=0, techniques=plain).nodes for d in (3, 4)] == [6475, 41357]
-    default = search_module.BASE_TECHNIQUES  # each candidate on its own and together, beside the base set
-    assert [search(RULES, start, WEIGHTS, depth=d, seed=0, techniques=default).nodes for d in (3, 4)] == [3130, 13640]
+    base = search_module.BASE_TECHNIQUES  # each candidate on its own and together, beside the base set
+    assert [search(RULES, start, WEIGHTS, depth=d, seed=0, techniques=base).nodes for d in (3, 4)] == [3130, 13640]
     assert [search(RULES, start, WEIGHTS, depth=d, seed=0).nodes for d in (3, 4)] == [3130, 14497]
-    assert [search(RULES, start, TEXTBOOK_WEIGHTS, depth=d, seed=0, techniques=default).nodes
+    assert [search(RULES, start, TEXTBOOK_WEIGHTS, depth=d, seed=0, techniques=base).nodes
             for d in (3, 4)] == [5648, 25647]
-    extended = default | search_module.CHECK_EXTENSION
+    extended = base | search_module.CHECK_EXTENSION
     assert [search(RULES, start, TEXTBOOK_WEIGHTS, depth=d, seed=0, techniques=extended).nodes for d in (3, 4)] == [5648, 25990]
-    pruned = default | search_module.CAPTURE_PRUNING
+    pruned = base | search_module.CAPTURE_PRUNING
     assert [search(RULES, start, TEXTBOOK_WEIGHTS, depth=d, seed=0, techniques=pruned).nodes for d in (3, 4)] == [3426, 15471]
-    futility = default | search_module.FUTILITY
+    futility = base | search_module.FUTILITY
     assert [search(RULES, start, TEXTBOOK_WEIGHTS, depth=d, seed=0, techniques=futility).nodes for d in (3, 4)] == [5484, 24909]
-    lazy = default | search_module.LAZY_EVAL   # no standing value of these searches lies near its bound
+    lazy = base | search_module.LAZY_EVAL   # no standing value of these searches lies near its bound
     assert [search(RULES, start, TEXTBOOK_WEIGHTS, depth=d, seed=0, techniques=lazy).nodes for d in (3, 4)] == [5648, 25647]
     every = search_module.ALL_TECHNIQUES
     assert [search(RULES, start, TEXTBOOK_WEIGHTS, depth=d, seed=0, techniques=every).nodes for d in (3, 4)] == [3261, 14455]
@@ -284,12 +284,12 @@ def test_capture_pruning_skips_a_losing_capture_and_keeps_a_free_one():
     """Black's chariot may take the red soldier the red chariot guards (9 for 1): pruned, so fewer
     nodes for the same move and value; an unguarded chariot is still taken."""
     material = weight_vector("xiangqi", search_module.GBOT_EVALS["material"])
-    default = search_module.BASE_TECHNIQUES
+    base = search_module.BASE_TECHNIQUES
     assert not search_module.DEFAULT_TECHNIQUES & search_module.CAPTURE_PRUNING   # a candidate until a match keeps it
-    pruned = default | search_module.CAPTURE_PRUNING
+    pruned = base | search_module.CAPTURE_PRUNING
     guarded = RULES.from_fen("r3k4/4a4/9/9/9/P8/9/9/9/R2K5 w - - 0 1")
     for depth in (1, 2, 3):
-        full = search(RULES, guarded, material, depth=depth, seed=0, techniques=default)
+        full = search(RULES, guarded, material, depth=depth, seed=0, techniques=base)
         fewer = search(RULES, guarded, material, depth=depth, seed=0, techniques=pruned)
         assert (fewer.action, fewer.value) == (full.action, full.value) and fewer.nodes < full.nodes
     free = RULES.from_fen("4k4/4a4/9/9/9/r8/9/9/9/R2K5 w - - 0 1")
@@ -305,10 +305,10 @@ def test_deeper_reductions_and_futility_prune_a_middle_game_and_keep_its_move(ca
     """Depth 6 of a middle game at the textbook weights: the base search visits 103,551 nodes; each candidate far fewer,
     for the same move and value (both are unsound in general: a paired match decides)."""
     state = RULES.from_fen(MIDGAME)
-    default = search_module.BASE_TECHNIQUES
-    assert not default & search_module.TECHNIQUES[candidate]
-    plain = search(RULES, state, TEXTBOOK_WEIGHTS, depth=6, seed=0, techniques=default)
-    found = search(RULES, state, TEXTBOOK_WEIGHTS, depth=6, seed=0, techniques=default | search_module.TECHNIQUES[candidate])
+    base = search_module.BASE_TECHNIQUES
+    assert not base & search_module.TECHNIQUES[candidate]
+    plain = search(RULES, state, TEXTBOOK_WEIGHTS, depth=6, seed=0, techniques=base)
+    found = search(RULES, state, TEXTBOOK_WEIGHTS, depth=6, seed=0, techniques=base | search_module.TECHNIQUES[candidate])
     assert plain.nodes == 103551 and found.nodes == nodes
     assert (found.action, found.value) == (plain.action, pytest.approx(plain.value))
 
@@ -343,11 +343,11 @@ def test_lazy_evaluation_adds_the_move_counts_only_where_they_could_matter():
     counts = evaluated(board, plist, 0, per_move, moves) - evaluated(board, plist, 0, none, moves)
     assert 0 < abs(counts) <= search_module.LAZY_MOVES   # the bound covers this position's move-count difference
     assert search_module._mobility_bound(TEXTBOOK_WEIGHTS) == pytest.approx(search_module.LAZY_MOVES * 0.05)
-    default = search_module.BASE_TECHNIQUES
+    base = search_module.BASE_TECHNIQUES
     assert not search_module.DEFAULT_TECHNIQUES & search_module.LAZY_EVAL   # a candidate until a match keeps it
     midgame = RULES.from_fen(MIDGAME)
-    full = search(RULES, midgame, TEXTBOOK_WEIGHTS, depth=6, seed=0, techniques=default)
-    lazy = search(RULES, midgame, TEXTBOOK_WEIGHTS, depth=6, seed=0, techniques=default | search_module.LAZY_EVAL)
+    full = search(RULES, midgame, TEXTBOOK_WEIGHTS, depth=6, seed=0, techniques=base)
+    lazy = search(RULES, midgame, TEXTBOOK_WEIGHTS, depth=6, seed=0, techniques=base | search_module.LAZY_EVAL)
     assert (full.nodes, lazy.nodes) == (103551, 103432)
     assert (lazy.action, lazy.value) == (full.action, pytest.approx(full.value))
 
