@@ -3,7 +3,7 @@
 
 Usage: scripts/judge_games.py FILE [FILE ...] [--outcome loss|draw|win|any] [--opponent SPEC]
                               [--player SPEC] [--engine COMMAND] [--depth N] [--lost PAWNS]
-                              [--try SPEC ... [--drop PAWNS]] [--json]
+                              [--try SPEC ... [--drop PAWNS]] [--cache FILE] [--json]
 
 FILE is a ``--results`` file of ``eval_players.py`` (one match a line). For each
 selected match (default: the losses) the engine (default ``fairy-stockfish``,
@@ -26,6 +26,11 @@ per player, the moves that read more than ``--drop`` pawns below the position.
 The game's own move is read again beside them (``played``): a fixed depth is
 still noisy in sharp positions, so compare the tried players with that line,
 not with the first reading.
+
+``--cache FILE`` keeps every reading (position, depth, and the move if one was
+asked) in FILE and takes it from there next time, so screening the same games
+again with other ``--try`` players costs only their searches and their moves'
+readings.
 
 The engine does not know the platform's 120-ply limit and keeps repetition rules
 the platform lacks, so its reading is a second opinion, strongest on material
@@ -73,32 +78,65 @@ def pawns(score: int) -> float:
     return score / 100.0
 
 
-def readings(engine: UCIEngine, depth: int, match: dict[str, Any]) -> list[tuple[Rules, State, str, float]]:
+class Reader:
+    """The engine at a fixed depth, its readings kept by position (and move) in memory and, with ``cache``, in a
+    file: a second screen of the same games with other ``--try`` players then reads only their new moves.
+
+    The engine keeps its table across a game's positions, so a reading can differ a little with what was read
+    before it; the cache makes every later run read a position as the first one did.
+    """
+
+    def __init__(self, engine: UCIEngine, depth: int, cache: Path | None = None) -> None:
+        self.engine, self.depth, self.cache = engine, depth, cache
+        self.known: dict[tuple[str, str], tuple[str, float]] = {}
+        if cache is not None and cache.is_file():
+            for line in cache.read_text().splitlines():
+                try:
+                    row = json.loads(line)
+                    if row["depth"] == depth:
+                        self.known[(row["fen"], row["move"])] = (row["best"], row["value"])
+                except (ValueError, KeyError, TypeError):
+                    continue  # a torn last line: read again
+        self.first_rank = engine.first_rank
+
+    def read(self, fen: str, move: str = "") -> tuple[str, float]:
+        """The engine's move and its value in pawns for the side to move at ``fen`` (only ``move``, if given)."""
+        key = (fen, move)
+        if key not in self.known:
+            best, info = self.engine.search(fen, [move] if move else [], f"go depth {self.depth}", 600.0)
+            self.known[key] = (best, pawns(info.get("score", 0)))
+            if self.cache is not None:
+                with self.cache.open("a") as out:
+                    out.write(json.dumps({"fen": fen, "move": move, "depth": self.depth, "best": best,
+                                          "value": self.known[key][1]}) + "\n")
+        return self.known[key]
+
+
+def readings(reader: Reader, match: dict[str, Any]) -> list[tuple[Rules, State, str, float]]:
     """Every position of ``match`` before its end: rules, state, the engine's move, and its value for the
     measured seat."""
     out = []
-    engine.new_game(60.0)
+    reader.engine.new_game(60.0)
     for rules, state, _action, _who in replay_states(match["game"], match["actions"]):
         if rules.is_terminal(state):
             break
-        best, info = engine.search(rules.to_fen(state), [], f"go depth {depth}", 600.0)
-        value = pawns(info.get("score", 0))
+        best, value = reader.read(rules.to_fen(state))
         out.append((rules, state, best, value if rules.to_move(state) == rules.user_side else -value))
     return out
 
 
-def read_move(engine: UCIEngine, depth: int, rules: Rules, state: State, action: Any) -> dict[str, Any]:
+def read_move(reader: Reader, rules: Rules, state: State, action: Any) -> dict[str, Any]:
     """``action`` at ``state`` and the engine's value of the position after it, for the side that moved."""
-    move = action_to_move(action, engine.first_rank)
-    _best, info = engine.search(rules.to_fen(state), [move], f"go depth {depth}", 600.0)
-    return {"move": move, "after": -pawns(info.get("score", 0))}
+    move = action_to_move(action, reader.first_rank)
+    _best, value = reader.read(rules.to_fen(state), move)
+    return {"move": move, "after": -value}
 
 
-def judge(engine: UCIEngine, depth: int, match: dict[str, Any], lost: float,
+def judge(reader: Reader, match: dict[str, Any], lost: float,
           tries: Sequence[str] = ()) -> dict[str, Any]:
     """One match's reading: the opening's value, the seat's worst move and the ply it stayed lost from;
     with ``tries``, each of those players' move at the worst move's position, read the same way."""
-    read = readings(engine, depth, match)
+    read = readings(reader, match)
     opening = match.get("opening_plies", 0)
     outcome_value = {"win": MATE_PAWNS, "loss": -MATE_PAWNS}.get(match["outcome"], 0.0)
     values = [value for _r, _s, _b, value in read] + [outcome_value]  # the end, read by its result
@@ -110,7 +148,7 @@ def judge(engine: UCIEngine, depth: int, match: dict[str, Any], lost: float,
         drop = before - values[index + 1]
         holdable = before >= -lost  # once lost, later drops are the mate coming, not the mistake
         if not worst or (holdable, drop) > (worst["holdable"], worst["drop"]):
-            played = action_to_move(match["actions"][index], engine.first_rank)
+            played = action_to_move(match["actions"][index], reader.first_rank)
             worst = {"ply": index, "move": played, "engine_move": best, "before": before,
                      "after": values[index + 1], "drop": round(drop, 2), "holdable": holdable}
     if worst and tries:
@@ -120,7 +158,7 @@ def judge(engine: UCIEngine, depth: int, match: dict[str, Any], lost: float,
             player = players.load(spec, rules.name)
             player.reset(match["seed"])
             chosen[spec] = player.choose(rules, state)
-        worst["tried"] = {spec: read_move(engine, depth, rules, state, action) for spec, action in chosen.items()}
+        worst["tried"] = {spec: read_move(reader, rules, state, action) for spec, action in chosen.items()}
     lost_from = None
     for index in range(len(values) - 1, opening - 1, -1):
         if values[index] >= -lost:
@@ -180,6 +218,8 @@ def main() -> int:
                              "for several): would a candidate have avoided the mistakes?")
     parser.add_argument("--drop", type=float, default=2.0, metavar="PAWNS",
                         help="with --try: a move reading this much below the position counts as a mistake")
+    parser.add_argument("--cache", type=Path, metavar="FILE",
+                        help="keep the engine's readings in FILE (JSON lines) and read them from it next time")
     parser.add_argument("--json", action="store_true", help="print one JSON line instead of tables")
     args = parser.parse_args()
     if args.depth < 1 or args.lost <= 0 or args.drop <= 0:
@@ -198,9 +238,10 @@ def main() -> int:
     except (PlayerError, SpecError, OSError) as error:
         parser.error(f"--engine {args.engine}: {error}")
     try:
+        reader = Reader(engine, args.depth, args.cache)
         judged = []
         for number, match in enumerate(chosen, 1):
-            judged.append(judge(engine, args.depth, match, args.lost, tries))
+            judged.append(judge(reader, match, args.lost, tries))
             print(f"judged {number}/{len(chosen)}", file=sys.stderr, flush=True)
     finally:
         engine.close()

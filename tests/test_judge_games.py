@@ -78,6 +78,21 @@ def test_a_file_still_being_written_is_read_without_its_torn_line_and_left_as_it
     assert writing.read_text() == whole + whole[:40]  # a reader does not cut a writer's file
 
 
+def test_a_cache_answers_a_second_screen_with_the_first_ones_readings(fairy_stockfish, results, tmp_path):
+    cache = tmp_path / "readings.jsonl"
+    first = run(str(results), "--depth", "3", "--try", "gbot:depth=2", "--cache", str(cache), "--json")
+    assert first.returncode == 0, first.stderr
+    read = cache.read_text().splitlines()
+    assert read and all(json.loads(line)["depth"] == 3 for line in read)
+    again = run(str(results), "--depth", "3", "--try", "gbot:depth=2", "--cache", str(cache), "--json")
+    assert again.returncode == 0, again.stderr
+    assert json.loads(again.stdout) == json.loads(first.stdout)
+    assert cache.read_text().splitlines() == read  # nothing read twice
+    deeper = run(str(results), "--depth", "4", "--cache", str(cache), "--json")  # another depth reads anew
+    assert deeper.returncode == 0, deeper.stderr
+    assert len(cache.read_text().splitlines()) > len(read)
+
+
 @pytest.mark.parametrize("args, says", [
     (["missing.jsonl"], "missing.jsonl is not a file"),
     (["--depth", "0"], "--depth must be at least 1"),
