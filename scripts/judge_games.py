@@ -22,7 +22,10 @@ prints one JSON line instead (the games and the summary).
 ``--try SPEC`` (repeatable) asks whether a candidate would have avoided those
 mistakes: at each game's worst move, the player SPEC chooses too (seeded with
 the game's seed), its move is read like the game's, and the summary counts,
-per player, the moves that read more than ``--drop`` pawns below the position.
+per player, the moves that read more than ``--drop`` pawns below the engine's
+own move there, read the same way (a search kept to one move reads a little
+differently from a free one, so the engine's own move is the yardstick, not
+the position's reading: a player that plays it makes no mistake).
 The game's own move is read again beside them (``played``): a fixed depth is
 still noisy in sharp positions, so compare the tried players with that line,
 not with the first reading.
@@ -125,9 +128,9 @@ def readings(reader: Reader, match: dict[str, Any]) -> list[tuple[Rules, State, 
     return out
 
 
-def read_move(reader: Reader, rules: Rules, state: State, action: Any) -> dict[str, Any]:
-    """``action`` at ``state`` and the engine's value of the position after it, for the side that moved."""
-    move = action_to_move(action, reader.first_rank)
+def read_move(reader: Reader, rules: Rules, state: State, move: str) -> dict[str, Any]:
+    """``move`` (the engine's notation) at ``state`` and the engine's value of the position after it, for
+    the side that moved."""
     _best, value = reader.read(rules.to_fen(state), move)
     return {"move": move, "after": -value}
 
@@ -158,7 +161,11 @@ def judge(reader: Reader, match: dict[str, Any], lost: float,
             player = players.load(spec, rules.name)
             player.reset(match["seed"])
             chosen[spec] = player.choose(rules, state)
-        worst["tried"] = {spec: read_move(reader, rules, state, action) for spec, action in chosen.items()}
+        # the yardstick: the engine's own move read the same way (a search kept to one move reads
+        # differently from a free one, so "before" would count the engine's own move as a mistake)
+        worst["engine_after"] = read_move(reader, rules, state, worst["engine_move"])["after"]
+        worst["tried"] = {spec: read_move(reader, rules, state, action_to_move(action, reader.first_rank))
+                          for spec, action in chosen.items()}
     lost_from = None
     for index in range(len(values) - 1, opening - 1, -1):
         if values[index] >= -lost:
@@ -173,7 +180,8 @@ def judge(reader: Reader, match: dict[str, Any], lost: float,
 def summary(judged: list[dict[str, Any]], lost: float, drop: float = 2.0) -> dict[str, Any]:
     """Where the games were decided (the ply of the seat's worst move while not yet lost), how many
     began lost, and per tried player how many of its moves at those positions read more than ``drop``
-    pawns below the position (the game's own move, read again the same way, as ``played``)."""
+    pawns below the engine's own move there (the game's own move, read again the same way, as
+    ``played``)."""
     decided = [game["worst"]["ply"] for game in judged if game["worst"]]
     phases = {name: 0 for name, _ in PHASES}
     for ply in decided:
@@ -183,7 +191,7 @@ def summary(judged: list[dict[str, Any]], lost: float, drop: float = 2.0) -> dic
         for spec, reading in game["worst"].get("tried", {}).items():
             counts = tried.setdefault(spec, {"positions": 0, "mistakes": 0})
             counts["positions"] += 1
-            counts["mistakes"] += game["worst"]["before"] - reading["after"] > drop
+            counts["mistakes"] += game["worst"]["engine_after"] - reading["after"] > drop
     return {"games": len(judged), "decided": phases, **({"tried": tried} if tried else {}),
             "median_decided_ply": statistics.median(decided) if decided else None,
             "began_lost": sum(1 for game in judged if (game["opening_value"] or 0.0) < -lost),
@@ -259,7 +267,8 @@ def main() -> int:
                 ["seat", "seed", "opponent", "outcome", "plies", "after opening", "worst ply",
                  "move (engine's)", "value", f"below -{args.lost:g} from"], rows)
     if "tried" in total:
-        print_table(f"at the worst moves' positions: moves reading more than {args.drop:g} pawns below the position",
+        print_table(f"at the worst moves' positions: moves reading more than {args.drop:g} pawns below "
+                    "the engine's own move",
                     ["player", "positions", "mistakes"],
                     [[spec, counts["positions"], counts["mistakes"]] for spec, counts in total["tried"].items()])
     print(json.dumps(total))
