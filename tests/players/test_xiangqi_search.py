@@ -14,8 +14,8 @@ from harness.games import load
 from harness.testing import check_player
 from players.features import defaults, weight_vector
 from harness.games.xiangqi.features import FEATURES, TEXTBOOK, fold, material, square_table
-from harness.games.xiangqi import search as search_module
-from harness.games.xiangqi.search import SQUARES, WIN, evaluate, piece_values, rollout, search
+from harness.games.xiangqi import features as features_module, search as search_module
+from harness.games.xiangqi.search import CORRECTIONS, SQUARES, WIN, evaluate, piece_values, rollout, search
 
 RULES = load("xiangqi")
 WEIGHTS = weight_vector("xiangqi")
@@ -25,7 +25,7 @@ TEXTBOOK_WEIGHTS = weight_vector("xiangqi", TEXTBOOK)
 
 def evaluated(board: np.ndarray, plist: np.ndarray, side: int, weights: np.ndarray, moves: np.ndarray) -> float:
     """The compiled evaluation at ``weights``, with the piece values a search computes for them."""
-    return evaluate(board, plist, side, weights, piece_values(weights, SQUARES), moves)
+    return evaluate(board, plist, side, weights, piece_values(weights, SQUARES, CORRECTIONS), moves)
 # Red mates in two: chariot (2, 0) to (1, 0) shuts row 1, the general may only go to (0, 5)
 # (the red general holds file 3), then the other chariot mates on row 0. No mate in one.
 MATE_IN_TWO = "4k4/9/R8/8R/9/9/9/9/9/3K5 w - - 0 1"
@@ -244,6 +244,64 @@ def test_the_squares_weight_adds_each_pieces_square_value_seen_from_its_own_side
     assert search_module.GBOT_EVALS["default"]["squares"] == 0.0   # the stand-ins keep their evaluation
 
 
+def _corrected(fen: str, side: int, tables: np.ndarray, **weights: float) -> float:
+    """The evaluation of ``fen`` for ``side`` at the textbook weights and ``weights``, with ``tables`` as
+    the correction tables."""
+    board, _, plist, _ = RULES.position(RULES.from_fen(fen))
+    vector = weight_vector("xiangqi", TEXTBOOK | weights)
+    return float(evaluate(board, plist, side, vector, piece_values(vector, SQUARES, tables),
+                          np.empty(256, dtype=np.int64)))
+
+
+def test_early_and_late_square_values_are_weighted_by_the_force_left_on_the_board():
+    tables = np.zeros((3, 8, 90))
+    tables[0, 4, 7 * 9 + 2] = tables[0, 4, 7 * 9 + 6] = 1.0   # a horse on (7, 2) or (7, 6) seen from its side
+    tables[1, 4, 7 * 9 + 2] = tables[1, 4, 7 * 9 + 6] = 3.0
+    lone = "3k5/9/9/9/9/9/9/2H6/9/4K4 w - - 0 1"   # one horse: 2 of the 32 of the start's force
+    with_chariots = "r2k5/9/9/9/9/9/9/2H6/9/R3K4 w - - 0 1"   # and two chariots: 10 of 32
+    for fen, share in ((lone, 2 / 32), (with_chariots, 10 / 32)):
+        off = _corrected(fen, 0, tables)
+        on = _corrected(fen, 0, tables, early_squares=1.0, late_squares=1.0)
+        assert on - off == pytest.approx(share * 1.0 + (1 - share) * 3.0)
+        assert _corrected(fen, 1, tables, early_squares=1.0, late_squares=1.0) == pytest.approx(-on)
+        assert _corrected(fen, 0, tables, early_squares=2.0) - off == pytest.approx(2.0 * share)
+    # a black horse on the same square from its own side cancels red's
+    assert _corrected("3k5/9/6h2/9/9/9/9/2H6/9/4K4 w - - 0 1", 0, tables, early_squares=1.0, late_squares=1.0) \
+        == _corrected("3k5/9/6h2/9/9/9/9/2H6/9/4K4 w - - 0 1", 0, tables)
+    assert features_module.phase(RULES.initial_state().cells) == 1.0
+
+
+def test_attack_values_go_by_rows_and_files_from_the_enemy_general_for_attackers_only():
+    tables = np.zeros((3, 8, 90))
+    tables[2, 5, 2 * 9 + 1] = 0.7   # a chariot two rows and one file from the enemy general
+    tables[2, 2, 8 * 9 + 0] = 5.0   # advisors are not attackers: never read
+    red = "4k4/9/5R3/9/9/9/9/9/9/3K5 w - - 0 1"   # red chariot on (2, 5), black general on (0, 4)
+    both = "4k4/9/5R3/9/9/9/9/2r6/9/3K5 w - - 0 1"   # and black's on (7, 2), as far from red's on (9, 3)
+    assert _corrected(red, 0, tables, attack_squares=1.0) - _corrected(red, 0, tables) == pytest.approx(0.7)
+    assert _corrected(red, 0, tables, attack_squares=2.0) - _corrected(red, 0, tables) == pytest.approx(1.4)
+    assert _corrected(both, 0, tables, attack_squares=1.0) == pytest.approx(_corrected(both, 0, tables))
+    guarded = "4k4/9/5R3/9/9/9/9/9/4A4/3K5 w - - 0 1"   # a red advisor eight rows below the black general
+    assert _corrected(guarded, 0, tables, attack_squares=1.0) - _corrected(guarded, 0, tables) \
+        == pytest.approx(0.7)
+
+
+def test_unweighted_corrections_leave_the_evaluation_as_it_was_to_the_last_bit():
+    tables = np.random.default_rng(5).uniform(-2.0, 2.0, (3, 8, 90))
+    weights = {name: feature.default for name, feature in FEATURES.items()} | {
+        "early_squares": 0.0, "late_squares": 0.0, "attack_squares": 0.0}
+    for fen in (FEATURE_POSITION, "r2k5/9/9/9/9/9/9/2H6/9/R3K4 w - - 0 1"):
+        assert _corrected(fen, 0, tables, **weights) == _corrected(fen, 0, np.zeros((3, 8, 90)), **weights)
+        assert _corrected(fen, 0, tables, **(weights | {"late_squares": 1.0})) \
+            != _corrected(fen, 0, np.zeros((3, 8, 90)), **(weights | {"late_squares": 1.0}))
+
+
+def test_the_shipped_corrections_read_mirrored_and_only_attackers_attack():
+    assert CORRECTIONS.shape == (3, 8, 90)
+    for plane in (0, 1):
+        assert np.array_equal(CORRECTIONS[plane].reshape(8, 10, 9), CORRECTIONS[plane].reshape(8, 10, 9)[:, :, ::-1])
+    assert np.abs(CORRECTIONS[2, [0, 1, 2, 3]]).sum() == 0.0
+
+
 def test_node_counts_of_fixed_searches_are_golden():
     """Deterministic counts: the plain search (the stand-ins') is exactly the search before the
     techniques and the new features; every technique at the textbook weights prunes far more, and the
@@ -255,6 +313,11 @@ def test_node_counts_of_fixed_searches_are_golden():
     base = search_module.BASE_TECHNIQUES  # each candidate on its own and together, beside the base set
     assert [search(RULES, start, WEIGHTS, depth=d, seed=0, techniques=base).nodes for d in (3, 4)] == [3130, 13640]
     assert [search(RULES, start, WEIGHTS, depth=d, seed=0).nodes for d in (3, 4)] == [3130, 14497]
+    # the corrections weighted (they are 0 by default, and at 0 the counts above are those of before them)
+    corrected = weight_vector("xiangqi", defaults("xiangqi") | {
+        "early_squares": 1.0, "late_squares": 1.0, "attack_squares": 1.0})
+    assert [search(RULES, start, corrected, depth=d, seed=0, techniques=base).nodes for d in (3, 4)] == [3513, 14409]
+    assert [search(RULES, start, corrected, depth=d, seed=0).nodes for d in (3, 4)] == [3513, 14261]
     assert [search(RULES, start, TEXTBOOK_WEIGHTS, depth=d, seed=0, techniques=base).nodes
             for d in (3, 4)] == [5648, 25647]
     extended = base | search_module.CHECK_EXTENSION
@@ -319,7 +382,8 @@ def test_the_move_counts_leave_the_side_to_moves_moves_for_quiescence(side):
     ``generate`` gives the side to move (quiescence searches them instead of generating again), and the
     value is the same from either side; with no move count weighted nothing is generated (-1)."""
     board, _, plist, _ = RULES.position(RULES.from_fen(FEATURE_POSITION))
-    static = search_module._static_value(board, plist, TEXTBOOK_WEIGHTS, piece_values(TEXTBOOK_WEIGHTS, SQUARES))
+    static = search_module._static_value(board, plist, TEXTBOOK_WEIGHTS,
+                                          piece_values(TEXTBOOK_WEIGHTS, SQUARES, CORRECTIONS))
     moves, fresh = np.empty(256, dtype=np.int64), np.empty(256, dtype=np.int64)
     value, n = search_module._add_mobility(static, board, plist, side, TEXTBOOK_WEIGHTS, moves)
     expected = search_module.generate(board, plist, side, fresh)
@@ -336,7 +400,8 @@ def test_lazy_evaluation_adds_the_move_counts_only_where_they_could_matter():
     state = RULES.from_fen(FEATURE_POSITION)
     board, _, plist, _ = RULES.position(state)
     moves = np.empty(256, dtype=np.int64)
-    static = search_module._static_value(board, plist, TEXTBOOK_WEIGHTS, piece_values(TEXTBOOK_WEIGHTS, SQUARES))
+    static = search_module._static_value(board, plist, TEXTBOOK_WEIGHTS,
+                                          piece_values(TEXTBOOK_WEIGHTS, SQUARES, CORRECTIONS))
     full_value = evaluated(board, plist, 0, TEXTBOOK_WEIGHTS, moves)
     assert search_module._add_mobility(static, board, plist, 0, TEXTBOOK_WEIGHTS, moves)[0] == full_value
     per_move, none = (weight_vector("xiangqi", TEXTBOOK | {"mobility": m}) for m in (1.0, 0.0))
@@ -406,10 +471,11 @@ def test_every_technique_plays_only_legal_moves_by_node_budget(game, techniques)
 def test_piece_values_are_each_pieces_terms_summed_in_the_evaluations_order():
     """The table a search computes once holds, to the last bit, what the evaluation summed per piece before:
     the kind's weight, a crossed soldier's terms, then the piece-square bonus and the square value (and
-    the first two alone for ``hanging``), from each side's own view of the board."""
+    the first two alone for ``hanging``; the late correction with the whole, the early less the late
+    apart), from each side's own view of the board."""
     rng = np.random.default_rng(7)
     weights = rng.uniform(-3.0, 3.0, len(FEATURES))
-    values = piece_values(weights, SQUARES)
+    values = piece_values(weights, SQUARES, CORRECTIONS)
     names = list(FEATURES)
     kinds = {2: "advisor", 3: "elephant", 4: "horse", 5: "chariot", 6: "cannon", 7: "soldier"}
     for owner, kind, row, col in ((0, 7, 3, 2), (1, 7, 6, 2), (0, 7, 6, 4), (1, 4, 2, 6), (0, 1, 9, 4), (1, 5, 0, 0)):
@@ -420,5 +486,9 @@ def test_piece_values_are_each_pieces_terms_summed_in_the_evaluations_order():
         material_part = value
         value += weights[names.index("piece_square")] * search_module.PST[kind, red_row * 9 + col]
         value += weights[names.index("squares")] * SQUARES[kind, red_row * 9 + col]
+        late = weights[names.index("late_squares")] * CORRECTIONS[1, kind, red_row * 9 + col]
+        early = weights[names.index("early_squares")] * CORRECTIONS[0, kind, red_row * 9 + col]
         square = int(search_module.SQUARE_OF_INDEX[row * 9 + col])
-        assert values[0, owner * 8 + kind, square] == value and values[1, owner * 8 + kind, square] == material_part
+        assert values[0, owner * 8 + kind, square] == value + late
+        assert values[1, owner * 8 + kind, square] == material_part
+        assert values[2, owner * 8 + kind, square] == early - late

@@ -35,11 +35,13 @@ from numba import njit
 from harness.errors import IllegalAction
 from harness.games import Rules, State
 from harness.games.xiangqi import _core as core
-from harness.games.xiangqi._core import (ADVISOR, CANNON, CHARIOT, ELEPHANT, GENERAL, HASH, HORSE, OFF,
-                                         MAX_MOVES, NSQ, OWN_HALF, SIDE, SOLDIER, SQUARE_OF_INDEX,
+from harness.games.xiangqi._core import (ADVISOR, CANNON, CHARIOT, COL_OF_SQUARE, ELEPHANT, GENERAL, HASH,
+                                         HORSE, OFF, MAX_MOVES, NSQ, OWN_HALF, ROW_OF_SQUARE, SIDE, SOLDIER,
+                                         SQUARE_OF_INDEX,
                                          generate, generate_legal, in_check, is_attacked, make, make_legal, unmake)
 from harness.games.xiangqi import MOVE_LIMIT
-from harness.games.xiangqi.features import FEATURES, TEXTBOOK, square_table
+from harness.games.xiangqi.features import (ATTACKERS, FEATURES, FULL_PHASE, PHASE_WEIGHTS, TEXTBOOK,
+                                            correction_tables, square_table)
 from harness.games.gamekit import SearchResult, feature_index
 
 _MATERIAL = {"soldier_advance": 0.0, "piece_square": 0.0, "mobility": 0.0, "general_safety": 0.0}
@@ -98,10 +100,11 @@ TECHNIQUES = {"pvs": PVS, "lmr": LMR, "null_move": NULL_MOVE, "quiescence": QUIE
 INDEX = feature_index(FEATURES)
 (W_ADVISOR, W_ELEPHANT, W_HORSE, W_CHARIOT, W_CANNON, W_SOLDIER, W_CROSSED, W_ADVANCE, W_PST, W_MOBILITY,
  W_SAFETY, W_HORSE_MOBILITY, W_CHARIOT_MOBILITY, W_CANNON_MOBILITY, W_ACROSS, W_EXPOSED, W_HANGING,
- W_MOVE_LIMIT, W_EMPTY_CANNON, W_SQUARES) = (INDEX[n] for n in (
+ W_MOVE_LIMIT, W_EMPTY_CANNON, W_SQUARES, W_EARLY, W_LATE, W_ATTACK) = (INDEX[n] for n in (
     "advisor", "elephant", "horse", "chariot", "cannon", "soldier", "soldier_crossed", "soldier_advance",
     "piece_square", "mobility", "general_safety", "horse_mobility", "chariot_mobility", "cannon_mobility",
-    "pieces_across", "exposed_general", "hanging", "move_limit", "empty_cannon", "squares"))
+    "pieces_across", "exposed_general", "hanging", "move_limit", "empty_cannon", "squares", "early_squares",
+    "late_squares", "attack_squares"))
 # Which weight holds each kind's value (general: none, -1).
 KIND_WEIGHT = np.array([-1, -1, W_ADVISOR, W_ELEPHANT, W_HORSE, W_CHARIOT, W_CANNON, W_SOLDIER], dtype=np.int64)
 # Victim values for MVV-LVA ordering by kind (general highest: taking it wins).
@@ -129,6 +132,11 @@ PST = _piece_square_tables()
 # compiled code takes them as an argument: numba would freeze a global into its cache, and a refitted file
 # would go unseen.
 SQUARES = square_table()
+# The early, late and attack tables (``correction_tables``), passed the same way.
+CORRECTIONS = correction_tables()
+# By kind: its share of the board's force (``features.PHASE_WEIGHTS``), and whether the attack table reads it.
+PHASE_OF_KIND = np.array([PHASE_WEIGHTS.get(kind, 0) for kind in range(8)], dtype=np.int64)
+ATTACKER = np.array([kind in ATTACKERS for kind in range(8)], dtype=np.bool_)
 # deep_lmr: plies a late quiet move is reduced by, by depth left and move number (both capped at 63)
 REDUCTION = np.array([[max(1, int(0.5 + np.log(d) * np.log(m) / 2.0)) if d and m else 1 for m in range(64)]
                       for d in range(64)], dtype=np.int64)
@@ -158,15 +166,18 @@ def _line_threats(board, king, owner):
 
 
 @njit(cache=True)
-def piece_values(weights, squares):
+def piece_values(weights, squares, corrections):
     """Each piece's own value in pawns by part, code and square, for ``weights``: ``[0]`` the whole
     (material, a crossed soldier's terms, the piece-square bonus and the fitted square value), ``[1]`` the
-    material and soldier terms alone (what ``hanging`` loses).
+    material and soldier terms alone (what ``hanging`` loses), ``[2]`` the early correction less the
+    late one (the late one is in the whole: ``share * early + (1 - share) * late`` is ``late + share *
+    (early - late)``, one sum a piece where the phase weights it); ``[3]`` by kind (not code) and
+    ``rows * 9 + files`` apart from the enemy general, the attack table's value.
 
     A search computes it once, so the evaluation reads a piece's value where it summed four products a
     node; the same operations in the same order give the same value to the last bit.
     """
-    values = np.zeros((2, 16, NSQ), dtype=np.float64)
+    values = np.zeros((4, 16, NSQ), dtype=np.float64)
     for owner in range(2):
         for kind in range(GENERAL, SOLDIER + 1):
             code = owner * 8 + kind
@@ -184,7 +195,12 @@ def piece_values(weights, squares):
                 values[1, code, sq] = value
                 value += weights[W_PST] * PST[kind, red_row * 9 + col]
                 value += weights[W_SQUARES] * squares[kind, red_row * 9 + col]  # a step of its own: + 0.0 is exact
-                values[0, code, sq] = value
+                late = weights[W_LATE] * corrections[1, kind, red_row * 9 + col]
+                values[0, code, sq] = value + late   # as exact at 0
+                values[2, code, sq] = weights[W_EARLY] * corrections[0, kind, red_row * 9 + col] - late
+    for kind in range(8):
+        for offset in range(90):
+            values[3, kind, offset] = weights[W_ATTACK] * corrections[2, kind, offset]
     return values
 
 
@@ -215,15 +231,24 @@ PIECE_FLAGS = _piece_flags()
 @njit(cache=True)
 def _static_value(board, plist, weights, values):
     """Red's value in pawns without the move counts: material, piece squares, safety, pieces over the
-    river, the general's open lines and pieces left hanging (``values``: ``piece_values(weights, ...)``)."""
+    river, the general's open lines, pieces left hanging, and the early, late and attack corrections
+    (``values``: ``piece_values(weights, ...)``). The phase-weighted and attack parts are summed apart and
+    added last, only when weighted, so an evaluation without them is the same to the last bit as before
+    they were."""
     score = 0.0
     hanging = weights[W_HANGING] != 0.0
+    tapered = weights[W_EARLY] != 0.0 or weights[W_LATE] != 0.0
+    attack = weights[W_ATTACK] != 0.0
+    force = 0
+    shift = 0.0
+    attacks = 0.0
     for owner in range(2):
         sign = 1.0 if owner == 0 else -1.0
         defenders = 0
         attackers = 0
         across = 0
         lost = 0.0
+        target = plist[(1 - owner) * 16]  # the enemy general (0 when taken, under pseudo legality)
         for i in range(16):
             sq = plist[owner * 16 + i]
             if sq == 0:
@@ -237,6 +262,13 @@ def _static_value(board, plist, weights, values):
             attackers += (flags >> 1) & 1
             across += flags >> 2
             score += sign * values[0, code, sq]
+            if tapered:
+                force += PHASE_OF_KIND[code & 7]
+                shift += sign * values[2, code, sq]
+            if attack and ATTACKER[code & 7] and target != 0:
+                rows = abs(ROW_OF_SQUARE[sq] - ROW_OF_SQUARE[target])
+                files = abs(COL_OF_SQUARE[sq] - COL_OF_SQUARE[target])
+                attacks += sign * values[3, code & 7, rows * 9 + files]
         # Guards of the own general count for ``owner``; its pieces near the other palace too.
         score += sign * weights[W_SAFETY] * (0.25 * defenders + attackers)
         score += sign * (weights[W_ACROSS] * across - weights[W_HANGING] * lost)
@@ -244,6 +276,10 @@ def _static_value(board, plist, weights, values):
             exposed, empty = _line_threats(board, plist[owner * 16], owner)
             score -= sign * weights[W_EXPOSED] * exposed   # two steps, as before they shared a walk: same bits
             score -= sign * weights[W_EMPTY_CANNON] * empty
+    if tapered:
+        score += min(force, FULL_PHASE) / FULL_PHASE * shift
+    if attack:
+        score += attacks
     return score
 
 
@@ -720,7 +756,7 @@ def search(rules: Rules, state: State, weights: np.ndarray, *, depth: int | None
     info[1] = nodes or 0
     position = rules.position(state)
     weights = np.ascontiguousarray(weights, dtype=np.float64)
-    common = (weights, piece_values(weights, SQUARES), info, _tables(), bool(rules.pseudo), int(state.ply))
+    common = (weights, piece_values(weights, SQUARES, CORRECTIONS), info, _tables(), bool(rules.pseudo), int(state.ply))
     value, completed = -INFINITY, 0
     if deadline is None:
         value, completed = _iterate(position, root_moves, 1, depth, *common, techniques, 0.0)
