@@ -2,7 +2,8 @@
 """Fit Chinese chess's evaluation weights to a UCI engine's readings of stored positions.
 
 Usage: scripts/fit_xiangqi_eval.py FILE [FILE ...] --labels LABELS [--engine COMMAND] [--depth N]
-                                   [--ridge L] [--squares TABLE] [--without NAME ...] [--json]
+                                   [--ridge L] [--squares TABLE | --corrections TABLE] [--without NAME ...]
+                                   [--json]
 
 FILE is a ``--results`` file of ``eval_players.py``. Every distinct position of
 its Chinese chess games (from ply 3, before the end) is read once by the engine
@@ -29,7 +30,14 @@ takes; the ``squares`` weight is then 1 and the terms the table subsumes
 (``piece_square``, ``soldier_crossed``, ``soldier_advance``) are held at 0.
 Each kind's values are centred on the squares it stood on in these
 positions, their mean moved into its material weight, so a piece value
-keeps meaning a piece's average worth. ``--without NAME`` holds a weight at
+keeps meaning a piece's average worth. ``--corrections TABLE`` instead keeps every weight and the square table as they are
+and fits, on what their evaluation leaves over, three tables written to TABLE
+in the form ``harness/games/xiangqi/corrections.json`` takes: ``early`` and
+``late`` square values (weighted by how much of the chariots', horses' and
+cannons' force is on the board, and by how much is gone) and ``attack``, what a
+chariot, horse, cannon or soldier adds by its files and rows from the enemy
+general; their weights ``early_squares``, ``late_squares`` and
+``attack_squares`` are then 1. ``--without NAME`` holds a weight at
 0 (the four move counts, for example: they cost a move generation for both
 sides at every evaluation).
 
@@ -57,15 +65,17 @@ from harness.cli import print_table
 from harness.errors import PlayerError, SpecError
 from harness.games import State, load as load_game
 from harness.games.xiangqi import _core as core
-from harness.games.xiangqi.features import FEATURES, KIND_WEIGHTS, SQUARE_KINDS, fold
-from harness.games.xiangqi.search import SQUARES, evaluate, piece_values
+from harness.games.xiangqi.features import (ATTACKERS, FEATURES, KIND_WEIGHTS, SQUARE_KINDS, fold, phase)
+from harness.games.xiangqi.search import CORRECTIONS, SQUARES, evaluate, piece_values
 from harness.replay import replay_states
 from harness.results import read_results_file
 from players.uci import UCIEngine, move_to_action, position_reader
 
 FIRST_PLY = 3  # after the two random opening plies and the first reply
 QUIET_LIMIT = 1500  # centipawns: beyond this a position is decided, not evaluated
-FITTED = [name for name in FEATURES if name not in ("move_limit", "squares")]
+TABLES = ("squares", "early_squares", "late_squares", "attack_squares")  # scales of fitted tables
+FITTED = [name for name in FEATURES if name != "move_limit" and name not in TABLES]
+CORRECTED = TABLES[1:]  # the weights of the --corrections tables
 SUBSUMED = ("piece_square", "soldier_crossed", "soldier_advance")  # what a fitted square table stands for
 RULES = load_game("xiangqi")
 
@@ -86,9 +96,10 @@ def _probes() -> list[tuple[Probe, Probe | None]]:
         if name == "hanging":
             with_it, without = defaults.copy(), defaults.copy()
             with_it[names.index(name)], without[names.index(name)] = 1.0, 0.0
-            probes.append(((with_it, piece_values(with_it, SQUARES)), (without, piece_values(without, SQUARES))))
+            probes.append(((with_it, piece_values(with_it, SQUARES, CORRECTIONS)),
+                           (without, piece_values(without, SQUARES, CORRECTIONS))))
         else:
-            probes.append(((alone, piece_values(alone, SQUARES)), None))
+            probes.append(((alone, piece_values(alone, SQUARES, CORRECTIONS)), None))
     return probes
 
 
@@ -168,6 +179,51 @@ def square_counts(state: State) -> tuple[np.ndarray, np.ndarray]:
     return signed.ravel(), present.ravel()
 
 
+def correction_counts(state: State) -> np.ndarray:
+    """The columns of the correction tables for ``state``: red's pieces less black's per kind and folded
+    square, weighted by the phase (``early``) and by its rest (``late``), then per attacking kind and
+    rows and files from the enemy general (``attack``); flattened, 400 + 400 + 360."""
+    signed, _present = square_counts(state)
+    share = phase(state.cells)
+    attack = np.zeros((len(ATTACKERS), 10, 9))
+    generals = {code >> 3: index for index, code in enumerate(state.cells) if code and code & 7 == 1}
+    for index, code in enumerate(state.cells):
+        owner, kind = code >> 3, code & 7
+        if code and kind in ATTACKERS and 1 - owner in generals:
+            row, col = divmod(generals[1 - owner], 9)
+            attack[ATTACKERS.index(kind), abs(index // 9 - row), abs(index % 9 - col)] += 1.0 if owner == 0 else -1.0
+    return np.concatenate([signed * share, signed * (1.0 - share), attack.ravel()])
+
+
+def correction_values(values: np.ndarray, columns: np.ndarray) -> dict[str, dict[str, list[list[float]]]]:
+    """The fitted corrections as the table file holds them (``correction_counts``' columns)."""
+    table = np.zeros(800 + 10 * 9 * len(ATTACKERS))
+    table[columns] = values
+    early, late, attack = table[:400].reshape(8, 10, 5), table[400:800].reshape(8, 10, 5), table[800:]
+    attack = attack.reshape(len(ATTACKERS), 10, 9)
+    names = {kind: name for name, kind in SQUARE_KINDS.items()}
+
+    def rounded(rows: np.ndarray) -> list[list[float]]:
+        return [[round(float(value), 3) for value in row] for row in rows]
+    return {"early": {name: rounded(early[kind]) for name, kind in SQUARE_KINDS.items()},
+            "late": {name: rounded(late[kind]) for name, kind in SQUARE_KINDS.items()},
+            "attack": {names[kind]: rounded(attack[i]) for i, kind in enumerate(ATTACKERS)}}
+
+
+def evaluation(state: State, weights: dict[str, float]) -> float:
+    """Red's evaluation of ``state`` at ``weights`` (every feature named)."""
+    vector = np.array([weights[name] for name in FEATURES])
+    board, _slot, plist, _ = RULES.position(state)
+    return float(evaluate(board, plist, 0, vector, piece_values(vector, SQUARES, CORRECTIONS),
+                          np.zeros(core.MAX_MOVES, dtype=np.int64)))
+
+
+def write_table(path: Path, data: dict[str, Any]) -> None:
+    """Write a table file, a row of numbers to a line so it reads as a board."""
+    text = json.dumps(data, indent=1)
+    path.write_text(re.sub(r"\[\s+([^\[\]]*?)\s+\]", lambda row: "[" + " ".join(row[1].split()) + "]", text) + "\n")
+
+
 def square_values(values: np.ndarray, columns: np.ndarray, present: np.ndarray,
                   weights: dict[str, float]) -> dict[str, list[list[float]]]:
     """The fitted square values as the table file holds them, each kind centred on where its pieces stood
@@ -210,14 +266,17 @@ def fit(features: np.ndarray, readings: np.ndarray, prior: np.ndarray, ridge: fl
 
 
 def held_out(features: np.ndarray, readings: np.ndarray, prior: np.ndarray, ridge: float,
-             defaults: np.ndarray) -> dict[str, float]:
+             defaults: np.ndarray, fixed: np.ndarray | float = 0.0) -> dict[str, float]:
     """Correlation with the readings on a fixed fifth of the positions, of the defaults' evaluation
-    (``defaults``) and of weights fitted on the other four fifths."""
+    (``defaults``) and of weights fitted on the other four fifths (to what ``fixed``, the evaluation's
+    part not fitted, leaves over)."""
     order = np.random.default_rng(0).permutation(len(readings))
     test, train = order[: len(order) // 5], order[len(order) // 5:]
-    weights = fit(features[train], readings[train], prior, ridge)
+    rest = readings - fixed
+    weights = fit(features[train], rest[train], prior, ridge)
     return {"defaults": float(np.corrcoef(defaults[test], readings[test])[0, 1]),
-            "fitted": float(np.corrcoef(features[test] @ weights, readings[test])[0, 1])}
+            "fitted": float(np.corrcoef(features[test] @ weights + (fixed[test] if np.ndim(fixed) else fixed),
+                                        readings[test])[0, 1])}
 
 
 def main() -> int:
@@ -232,6 +291,9 @@ def main() -> int:
                         help="how strongly each weight is held to its default")
     parser.add_argument("--squares", type=Path, metavar="TABLE",
                         help="also fit a value per kind and square, written to TABLE (squares.json's form)")
+    parser.add_argument("--corrections", type=Path, metavar="TABLE",
+                        help="fit the early, late and attack tables over the evaluation as it is, written to "
+                             "TABLE (corrections.json's form)")
     parser.add_argument("--without", action="append", default=[], metavar="NAME",
                         help="hold this weight at 0 (repeatable)")
     parser.add_argument("--json", action="store_true", help="print one JSON line instead of a table")
@@ -241,8 +303,11 @@ def main() -> int:
     unknown = [name for name in args.without if name not in FITTED]
     if unknown:
         parser.error(f"--without {unknown[0]}: not a fitted weight; fitted: {', '.join(FITTED)}")
-    if args.squares is not None and not args.squares.parent.is_dir():
-        parser.error(f"--squares: the folder {args.squares.parent} does not exist")
+    if args.squares is not None and args.corrections is not None:
+        parser.error("give --squares or --corrections, not both")
+    for option, table in (("--squares", args.squares), ("--corrections", args.corrections)):
+        if table is not None and not table.parent.is_dir():
+            parser.error(f"{option}: the folder {table.parent} does not exist")
     for path in args.files:
         if not path.is_file():
             parser.error(f"{path} is not a file; give eval_players.py --results files")
@@ -262,32 +327,54 @@ def main() -> int:
     if len(rows) < 10 * len(FITTED):
         parser.error(f"only {len(rows)} quiet positions in these files; the fit needs at least {10 * len(FITTED)}")
     contributed = np.array([contributions(state) for _row, state in rows])
-    defaults = contributed @ np.array([FEATURES[name].default for name in FITTED])
+    every = {name: feature.default for name, feature in FEATURES.items()}
+    defaults = np.array([evaluation(state, every) for _row, state in rows])
     readings = np.array([row["red_cp"] / 100.0 for row, _state in rows])
-    factor = scale(defaults, readings)  # the readings are put on the evaluation's scale
-    held = set(args.without) | (set(SUBSUMED) if args.squares else set())
-    kept = [i for i, name in enumerate(FITTED) if name not in held]
-    features, prior = contributed[:, kept], np.array([FEATURES[FITTED[i]].default for i in kept])
-    if args.squares:
-        signed, present = (np.array(part) for part in zip(*(square_counts(state) for _row, state in rows)))
-        columns = np.flatnonzero(present.sum(axis=0))
-        features, prior = np.hstack([features, signed[:, columns]]), np.concatenate([prior, np.zeros(len(columns))])
-    weights = fit(features, readings / factor, prior, args.ridge)
-    fitted = {name: 0.0 for name in FITTED}
-    fitted.update({FITTED[i]: round(float(value), 4) for i, value in zip(kept, weights)})
+    # What a refit starts from: the defaults without the tables it refits (the corrections are fitted over
+    # the square table, so a new square table drops them too); the readings are put on its scale.
+    zeroed = CORRECTED if args.corrections else TABLES if args.squares else ()
+    reference = np.array([evaluation(state, every | dict.fromkeys(zeroed, 0.0)) for _row, state in rows])
+    factor = scale(reference, readings)
+    fitted = {name: every[name] for name in FITTED}
+    if args.corrections:
+        held = set(FITTED)
+        counts = np.array([correction_counts(state) for _row, state in rows])
+        columns = np.flatnonzero(np.abs(counts).sum(axis=0))
+        features, prior, fixed = counts[:, columns], np.zeros(len(columns)), reference
+    else:
+        # the tables not refitted here keep their part of the evaluation
+        off = dict.fromkeys(FEATURES, 0.0)
+        fixed = np.array([evaluation(state, off | {name: every[name] for name in TABLES if name not in zeroed})
+                          for _row, state in rows])
+        held = set(args.without) | (set(SUBSUMED) if args.squares else set())
+        kept = [i for i, name in enumerate(FITTED) if name not in held]
+        features, prior = contributed[:, kept], np.array([FEATURES[FITTED[i]].default for i in kept])
+        if args.squares:
+            signed, present = (np.array(part) for part in zip(*(square_counts(state) for _row, state in rows)))
+            columns = np.flatnonzero(present.sum(axis=0))
+            features = np.hstack([features, signed[:, columns]])
+            prior = np.concatenate([prior, np.zeros(len(columns))])
+    weights = fit(features, readings / factor - fixed, prior, args.ridge)
+    if args.corrections:
+        note = (f"pawns added to a piece's value: early and late per kind as squares.json (weighted by the share "
+                f"of the chariots', horses' and cannons' force on the board, and by the rest), attack per "
+                f"attacking kind by rows (10) and files (9) from the enemy general; fitted by "
+                f"scripts/fit_xiangqi_eval.py --corrections to {len(rows)} quiet positions read at depth {args.depth}")
+        write_table(args.corrections, {"about": note} | correction_values(weights, columns))
+        fitted |= dict.fromkeys(CORRECTED, 1.0)
+    else:
+        fitted = {name: 0.0 for name in FITTED}
+        fitted.update({FITTED[i]: round(float(value), 4) for i, value in zip(kept, weights)})
     if args.squares:
         table = square_values(weights[len(kept):], columns, present.sum(axis=0), fitted)
         about = (f"pawns beyond the material weight, per kind, 10 rows from the far side to the own back rank, "
                  f"5 files from the edge to the middle; fitted by scripts/fit_xiangqi_eval.py --squares to "
                  f"{len(rows)} quiet positions read at depth {args.depth}")
-        text = json.dumps({"about": about, "kinds": table}, indent=1)
-        # a row of numbers to a line, so the file reads as a board
-        args.squares.write_text(re.sub(r"\[\s+([^\[\]]*?)\s+\]", lambda row: "[" + " ".join(row[1].split()) + "]", text)
-                                + "\n")
+        write_table(args.squares, {"about": about, "kinds": table})
         fitted["squares"] = 1.0
     result = {"positions": len(labels), "quiet": len(rows), "depth": args.depth, "ridge": args.ridge,
               "scale": round(factor, 4), "correlation": held_out(features, readings / factor, prior, args.ridge,
-                                                                 defaults),
+                                                                 defaults, fixed),
               "weights": fitted, "spec": ",".join(f"w.{name}={value:g}" for name, value in fitted.items())}
     if args.json:
         print(json.dumps(result))
@@ -296,8 +383,9 @@ def main() -> int:
                 f"(1 pawn of the evaluation = {factor:.2f} of the engine's)", ["weight", "default", "fitted"],
                 [[name, f"{FEATURES[name].default:g}", f"{value:g}" + (" (held)" if name in held else "")]
                  for name, value in fitted.items()])
-    if args.squares:
-        print(f"square values written to {args.squares}")
+    for table in (args.squares, args.corrections):
+        if table:
+            print(f"tables written to {table}")
     correlation = result["correlation"]
     print(f"held-out correlation with the readings: defaults {correlation['defaults']:.3f}, "
           f"fitted {correlation['fitted']:.3f}")

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.games.xiangqi.features import square_table
+from harness.games.xiangqi.features import correction_tables, square_table
 from harness.match import MatchSpec, play_match
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -50,7 +50,7 @@ def test_the_fit_recovers_the_weights_behind_the_readings_on_the_priors_scale(sc
 def test_every_weight_but_the_limit_has_its_own_contribution(script):
     start = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1"
     assert "move_limit" not in script.FITTED and "squares" not in script.FITTED
-    assert len(script.FITTED) == len(script.FEATURES) - 2
+    assert len(script.FITTED) == len(script.FEATURES) - 1 - len(script.TABLES)
     assert np.allclose(script.contributions(script.RULES.from_fen(start)), 0.0)  # the start is symmetric: every term cancels
     after = script.contributions(script.RULES.from_fen("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/1NBAKABNR w - - 0 1"))
     assert after[script.FITTED.index("chariot")] == -1.0  # red without a chariot
@@ -79,6 +79,18 @@ def test_the_engine_reads_each_position_once_and_the_fit_is_repeatable(script, f
     assert weights["squares"] == 1.0 and all(weights[name] == 0.0 for name in held + list(script.SUBSUMED))
     values = square_table(table)
     assert values.shape == (8, 90) and np.abs(values).sum() > 0
+    # the corrections over the evaluation as it is: every weight kept, the three tables written and read
+    corrections = tmp_path / "corrections.json"
+    fitted = run(str(results), "--labels", str(labels), "--depth", "2", "--json", "--corrections", str(corrections))
+    assert fitted.returncode == 0, fitted.stderr
+    report = json.loads(fitted.stdout)
+    kept = {name: feature.default for name, feature in script.FEATURES.items() if name in script.FITTED}
+    assert {name: report["weights"][name] for name in kept} == kept
+    assert all(report["weights"][name] == 1.0 for name in ("early_squares", "late_squares", "attack_squares"))
+    assert report["correlation"]["fitted"] > report["correlation"]["defaults"]
+    tables = correction_tables(corrections)
+    assert tables.shape == (3, 8, 90) and all(np.abs(tables[plane]).sum() > 0 for plane in range(3))
+    assert np.abs(tables[2, [1, 2, 3]]).sum() == 0.0  # general, advisor, elephant: no attack values
     # the start position: 32 pieces, each of red's on the square of its black twin seen from black
     start = script.RULES.initial_state()
     signed, present = script.square_counts(start)
@@ -92,6 +104,8 @@ def test_the_engine_reads_each_position_once_and_the_fit_is_repeatable(script, f
     (["--labels", "labels.jsonl", "--engine", "no-such-engine-here"], "--engine no-such-engine-here"),
     (["--labels", "labels.jsonl", "--without", "horsepower"], "--without horsepower: not a fitted weight"),
     (["--labels", "labels.jsonl", "--squares", "no/such/folder/t.json"], "--squares: the folder no/such/folder"),
+    (["--labels", "labels.jsonl", "--corrections", "no/such/t.json"], "--corrections: the folder no/such does"),
+    (["--labels", "labels.jsonl", "--squares", "a.json", "--corrections", "b.json"], "not both"),
 ])
 def test_bad_input_is_one_line_and_exit_2(tmp_path, args, says):
     results = tmp_path / "results.jsonl"
