@@ -328,8 +328,19 @@ def test_node_counts_of_fixed_searches_are_golden():
     assert [search(RULES, start, TEXTBOOK_WEIGHTS, depth=d, seed=0, techniques=futility).nodes for d in (3, 4)] == [5484, 24909]
     lazy = base | search_module.LAZY_EVAL   # no standing value of these searches lies near its bound
     assert [search(RULES, start, TEXTBOOK_WEIGHTS, depth=d, seed=0, techniques=lazy).nodes for d in (3, 4)] == [5648, 25647]
+    static_null = base | search_module.STATIC_NULL
+    assert [search(RULES, start, TEXTBOOK_WEIGHTS, depth=d, seed=0, techniques=static_null).nodes
+            for d in (3, 4)] == [5648, 25013]
+    late_move_pruning = base | search_module.LATE_MOVE_PRUNING
+    assert [search(RULES, start, TEXTBOOK_WEIGHTS, depth=d, seed=0, techniques=late_move_pruning).nodes
+            for d in (3, 4)] == [2467, 9506]
+    adaptive = base | search_module.ADAPTIVE_NULL   # reduces more only from depth 4 of a null move on
+    assert [search(RULES, start, TEXTBOOK_WEIGHTS, depth=d, seed=0, techniques=adaptive).nodes
+            for d in (6, 7)] == [207784, 375717]
+    assert [search(RULES, start, TEXTBOOK_WEIGHTS, depth=d, seed=0, techniques=base).nodes
+            for d in (6, 7)] == [207782, 388860]
     every = search_module.ALL_TECHNIQUES
-    assert [search(RULES, start, TEXTBOOK_WEIGHTS, depth=d, seed=0, techniques=every).nodes for d in (3, 4)] == [3261, 14455]
+    assert [search(RULES, start, TEXTBOOK_WEIGHTS, depth=d, seed=0, techniques=every).nodes for d in (3, 4)] == [1247, 4543]
 
 
 def test_the_check_extension_sees_a_mate_in_two_at_depth_two():
@@ -455,7 +466,8 @@ def test_techniques_are_chosen_by_name_in_the_spec():
     assert player.choose(RULES, RULES.initial_state()) in RULES.legal_actions(RULES.initial_state())
     with pytest.raises(SpecError,
                        match="valid: default, all, none, pvs, lmr, null_move, quiescence, aspiration, keep_pv, "
-                             "ordering, check_extension, capture_pruning, deep_lmr, futility, lazy_eval"):
+                             "ordering, check_extension, capture_pruning, deep_lmr, futility, lazy_eval, adaptive_null, "
+                             "static_null, late_move_pruning"):
         players.load("alphabeta:techniques=nosuch", game="xiangqi").choose(RULES, RULES.initial_state())
     bot = players.load("gbot:depth=4,eval=default", game="xiangqi")
     assert bot.settings(RULES)["techniques"] == search_module.PLAIN   # the stand-ins keep the plain search

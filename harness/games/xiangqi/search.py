@@ -10,8 +10,12 @@ table that keeps the PV come on top, with a check extension and deeper
 late-move reductions (growing with depth and move number, none for a check),
 which a paired match kept together. Candidates, off by default until a
 paired match keeps them: capture pruning in quiescence, futility pruning at
-the frontier and a lazy evaluation (quiescence counts the moves only near
-its window). Each is a bit of
+the frontier, a lazy evaluation (quiescence counts the moves only near
+its window), a null move reduced more the deeper it is (``adaptive_null``),
+a static null move (near the horizon a static value a margin above beta
+cuts without a search) and late-move pruning (near the horizon, off the PV
+and out of check, quiet moves after the first few that give no check are
+not searched). Each is a bit of
 ``TECHNIQUES`` (``techniques``), so a paired match measures it. The G-Bot stand-ins keep
 the plain search of their day (``PLAIN``). Terminal positions are scored by
 the platform's result: the side to move with no legal move, or without its
@@ -81,21 +85,28 @@ EXTENSION_ROOM = 16      # check extensions stop this many plies short of MAX_PL
 DELTA = 2.0             # capture pruning: a capture that cannot lift alpha by this margin over its prize is skipped
 FUTILITY_MARGIN = 1.5   # futility: per ply of depth left, how far below alpha the static value must be
 LAZY_MOVES = 40         # lazy evaluation: the move-count difference assumed at most (99.9% of game positions)
+NULL_DEPTH_STEP = 4     # adaptive null move: a ply more of reduction per this many plies of depth
+STATIC_NULL_DEPTH = 3   # static null move: this close to the horizon or closer ...
+STATIC_NULL_MARGIN = 1.2  # ... a static value this far above beta per ply of depth cuts at once
+LMP_DEPTH = 3           # late-move pruning: this close to the horizon or closer ...
+LMP_BASE = 4            # ... quiet moves after the first LMP_BASE + depth * depth are not searched
 # techniques, as bits of ``techniques`` (each can be turned on or off to measure it)
 PVS, LMR, NULL_MOVE, QUIESCENCE, ASPIRATE, KEEP_PV, ORDERING, CHECK_EXTENSION, CAPTURE_PRUNING, DEEP_LMR, \
-    FUTILITY, LAZY_EVAL = 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048
+    FUTILITY, LAZY_EVAL, ADAPTIVE_NULL, STATIC_NULL, LATE_MOVE_PRUNING = \
+    1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384
 ALL_TECHNIQUES = PVS | LMR | NULL_MOVE | QUIESCENCE | ASPIRATE | KEEP_PV | ORDERING | CHECK_EXTENSION \
-    | CAPTURE_PRUNING | DEEP_LMR | FUTILITY | LAZY_EVAL
+    | CAPTURE_PRUNING | DEEP_LMR | FUTILITY | LAZY_EVAL | ADAPTIVE_NULL | STATIC_NULL | LATE_MOVE_PRUNING
 # what ``alphabeta`` (and so ``strong``) uses unless told: the techniques a paired match kept (the
 # candidates wait for theirs). ``BASE_TECHNIQUES`` were the default until deep_lmr and check_extension
 # won their match together (docs/players.md); the measurements stored before name them.
-CANDIDATES = CAPTURE_PRUNING | FUTILITY | LAZY_EVAL
+CANDIDATES = CAPTURE_PRUNING | FUTILITY | LAZY_EVAL | ADAPTIVE_NULL | STATIC_NULL | LATE_MOVE_PRUNING
 BASE_TECHNIQUES = PVS | LMR | NULL_MOVE | QUIESCENCE | ASPIRATE | KEEP_PV | ORDERING
 DEFAULT_TECHNIQUES = BASE_TECHNIQUES | DEEP_LMR | CHECK_EXTENSION
 TECHNIQUES = {"pvs": PVS, "lmr": LMR, "null_move": NULL_MOVE, "quiescence": QUIESCENCE, "aspiration": ASPIRATE,
               "keep_pv": KEEP_PV, "ordering": ORDERING, "check_extension": CHECK_EXTENSION,
               "capture_pruning": CAPTURE_PRUNING, "deep_lmr": DEEP_LMR, "futility": FUTILITY,
-              "lazy_eval": LAZY_EVAL}
+              "lazy_eval": LAZY_EVAL, "adaptive_null": ADAPTIVE_NULL, "static_null": STATIC_NULL,
+              "late_move_pruning": LATE_MOVE_PRUNING}
 # Weight indices, by name from the declared order of FEATURES.
 INDEX = feature_index(FEATURES)
 (W_ADVISOR, W_ELEPHANT, W_HORSE, W_CHARIOT, W_CANNON, W_SOLDIER, W_CROSSED, W_ADVANCE, W_PST, W_MOBILITY,
@@ -545,12 +556,19 @@ def negamax(board, slot_of, plist, st, depth, alpha, beta, ply, weights, values,
     futile = (techniques & FUTILITY) != 0 and not pv_node and not checked and depth <= 2 \
         and abs(alpha) < WIN - MAX_PLY \
         and evaluate(board, plist, side, weights, values, move_buf[ply]) + FUTILITY_MARGIN * depth <= alpha
+    # static null move: near the horizon, a position far above beta is taken to hold without a search
+    if (techniques & STATIC_NULL) and not pv_node and not checked and depth <= STATIC_NULL_DEPTH \
+            and abs(beta) < WIN - MAX_PLY:
+        standing = evaluate(board, plist, side, weights, values, move_buf[ply])
+        if standing - STATIC_NULL_MARGIN * depth >= beta:
+            return standing
     if (techniques & NULL_MOVE) and not pv_node and not checked and depth >= NULL_DEPTH and ply > 1 \
             and beta < WIN - MAX_PLY and _has_pieces(board, plist, side) \
             and evaluate(board, plist, side, weights, values, move_buf[ply]) >= beta:
+        reduction = NULL_REDUCTION + (depth // NULL_DEPTH_STEP if techniques & ADAPTIVE_NULL else 0)
         st[SIDE] = 1 - side
         st[HASH] ^= core.ZOBRIST_SIDE
-        value = -negamax(board, slot_of, plist, st, depth - 1 - NULL_REDUCTION, -beta, -beta + EPSILON, ply + 1,
+        value = -negamax(board, slot_of, plist, st, depth - 1 - reduction, -beta, -beta + EPSILON, ply + 1,
                          weights, values, info, move_buf, score_buf, tt_key, tt_move, tt_value, tt_depth, tt_flag,
                          killers, history, pseudo, game_ply, techniques)
         st[SIDE] = side
@@ -568,6 +586,9 @@ def negamax(board, slot_of, plist, st, depth, alpha, beta, ply, weights, values,
     legal = 0
     pvs = (techniques & PVS) != 0
     lmr = (techniques & LMR) != 0
+    # late-move pruning: near the horizon, off the PV and out of check, late quiet moves are not searched
+    late = LMP_BASE + depth * depth if (techniques & LATE_MOVE_PRUNING) and not pv_node and not checked \
+        and depth <= LMP_DEPTH else MAX_MOVES
     for i in range(n):
         m = _pick(moves, scores, i, n)
         quiet = board[m & 255] == 0 and scores[i] < KILLER_KEY - 1
@@ -575,7 +596,7 @@ def negamax(board, slot_of, plist, st, depth, alpha, beta, ply, weights, values,
         if undo < 0:
             continue
         legal += 1
-        if futile and legal > 1 and quiet and not in_check(board, plist, 1 - side):
+        if (futile and legal > 1 or legal > late) and quiet and not in_check(board, plist, 1 - side):
             unmake(board, slot_of, plist, st, m, undo)
             continue
         if legal > 1 and (pvs or lmr):
