@@ -210,12 +210,15 @@ def correction_values(values: np.ndarray, columns: np.ndarray) -> dict[str, dict
             "attack": {names[kind]: rounded(attack[i]) for i, kind in enumerate(ATTACKERS)}}
 
 
-def evaluation(state: State, weights: dict[str, float]) -> float:
-    """Red's evaluation of ``state`` at ``weights`` (every feature named)."""
+def evaluations(states: list[State], weights: dict[str, float]) -> np.ndarray:
+    """Red's evaluation of each of ``states`` at ``weights`` (every feature named)."""
     vector = np.array([weights[name] for name in FEATURES])
-    board, _slot, plist, _ = RULES.position(state)
-    return float(evaluate(board, plist, 0, vector, piece_values(vector, SQUARES, CORRECTIONS),
-                          np.zeros(core.MAX_MOVES, dtype=np.int64)))
+    values, moves = piece_values(vector, SQUARES, CORRECTIONS), np.zeros(core.MAX_MOVES, dtype=np.int64)
+    out = np.empty(len(states))
+    for i, state in enumerate(states):
+        board, _slot, plist, _ = RULES.position(state)
+        out[i] = evaluate(board, plist, 0, vector, values, moves)
+    return out
 
 
 def write_table(path: Path, data: dict[str, Any]) -> None:
@@ -266,7 +269,7 @@ def fit(features: np.ndarray, readings: np.ndarray, prior: np.ndarray, ridge: fl
 
 
 def held_out(features: np.ndarray, readings: np.ndarray, prior: np.ndarray, ridge: float,
-             defaults: np.ndarray, fixed: np.ndarray | float = 0.0) -> dict[str, float]:
+             defaults: np.ndarray, fixed: np.ndarray) -> dict[str, float]:
     """Correlation with the readings on a fixed fifth of the positions, of the defaults' evaluation
     (``defaults``) and of weights fitted on the other four fifths (to what ``fixed``, the evaluation's
     part not fitted, leaves over)."""
@@ -275,8 +278,7 @@ def held_out(features: np.ndarray, readings: np.ndarray, prior: np.ndarray, ridg
     rest = readings - fixed
     weights = fit(features[train], rest[train], prior, ridge)
     return {"defaults": float(np.corrcoef(defaults[test], readings[test])[0, 1]),
-            "fitted": float(np.corrcoef(features[test] @ weights + (fixed[test] if np.ndim(fixed) else fixed),
-                                        readings[test])[0, 1])}
+            "fitted": float(np.corrcoef(features[test] @ weights + fixed[test], readings[test])[0, 1])}
 
 
 def main() -> int:
@@ -326,31 +328,31 @@ def main() -> int:
     rows = [(row, state) for row, state in read if quiet(row, state)]
     if len(rows) < 10 * len(FITTED):
         parser.error(f"only {len(rows)} quiet positions in these files; the fit needs at least {10 * len(FITTED)}")
-    contributed = np.array([contributions(state) for _row, state in rows])
+    states = [state for _row, state in rows]
     every = {name: feature.default for name, feature in FEATURES.items()}
-    defaults = np.array([evaluation(state, every) for _row, state in rows])
+    defaults = evaluations(states, every)
     readings = np.array([row["red_cp"] / 100.0 for row, _state in rows])
     # What a refit starts from: the defaults without the tables it refits (the corrections are fitted over
     # the square table, so a new square table drops them too); the readings are put on its scale.
     zeroed = CORRECTED if args.corrections else TABLES if args.squares else ()
-    reference = np.array([evaluation(state, every | dict.fromkeys(zeroed, 0.0)) for _row, state in rows])
+    start = every | dict.fromkeys(zeroed, 0.0)
+    reference = defaults if start == every else evaluations(states, start)
     factor = scale(reference, readings)
-    fitted = {name: every[name] for name in FITTED}
     if args.corrections:
         held = set(FITTED)
-        counts = np.array([correction_counts(state) for _row, state in rows])
+        counts = np.array([correction_counts(state) for state in states])
         columns = np.flatnonzero(np.abs(counts).sum(axis=0))
         features, prior, fixed = counts[:, columns], np.zeros(len(columns)), reference
     else:
         # the tables not refitted here keep their part of the evaluation
         off = dict.fromkeys(FEATURES, 0.0)
-        fixed = np.array([evaluation(state, off | {name: every[name] for name in TABLES if name not in zeroed})
-                          for _row, state in rows])
+        fixed = evaluations(states, off | {name: every[name] for name in TABLES if name not in zeroed})
         held = set(args.without) | (set(SUBSUMED) if args.squares else set())
         kept = [i for i, name in enumerate(FITTED) if name not in held]
+        contributed = np.array([contributions(state) for state in states])
         features, prior = contributed[:, kept], np.array([FEATURES[FITTED[i]].default for i in kept])
         if args.squares:
-            signed, present = (np.array(part) for part in zip(*(square_counts(state) for _row, state in rows)))
+            signed, present = (np.array(part) for part in zip(*(square_counts(state) for state in states)))
             columns = np.flatnonzero(present.sum(axis=0))
             features = np.hstack([features, signed[:, columns]])
             prior = np.concatenate([prior, np.zeros(len(columns))])
@@ -361,7 +363,7 @@ def main() -> int:
                 f"attacking kind by rows (10) and files (9) from the enemy general; fitted by "
                 f"scripts/fit_xiangqi_eval.py --corrections to {len(rows)} quiet positions read at depth {args.depth}")
         write_table(args.corrections, {"about": note} | correction_values(weights, columns))
-        fitted |= dict.fromkeys(CORRECTED, 1.0)
+        fitted = {name: every[name] for name in FITTED} | dict.fromkeys(CORRECTED, 1.0)
     else:
         fitted = {name: 0.0 for name in FITTED}
         fitted.update({FITTED[i]: round(float(value), 4) for i, value in zip(kept, weights)})
