@@ -552,19 +552,24 @@ def negamax(board, slot_of, plist, st, depth, alpha, beta, ply, weights, values,
             if flag == EXACT or (flag == LOWER and value >= beta) or (flag == UPPER and value <= alpha):
                 return value
     pv_node = beta - alpha > EPSILON * 2
+    # the static value, evaluated once by the first pruning that needs it (INFINITY until then)
+    standing = INFINITY
     # futility: near the horizon, a position far below alpha tries its captures and checks only
-    futile = (techniques & FUTILITY) != 0 and not pv_node and not checked and depth <= 2 \
-        and abs(alpha) < WIN - MAX_PLY \
-        and evaluate(board, plist, side, weights, values, move_buf[ply]) + FUTILITY_MARGIN * depth <= alpha
+    futile = False
+    if (techniques & FUTILITY) and not pv_node and not checked and depth <= 2 and abs(alpha) < WIN - MAX_PLY:
+        standing = evaluate(board, plist, side, weights, values, move_buf[ply])
+        futile = standing + FUTILITY_MARGIN * depth <= alpha
     # static null move: near the horizon, a position far above beta is taken to hold without a search
     if (techniques & STATIC_NULL) and not pv_node and not checked and depth <= STATIC_NULL_DEPTH \
             and abs(beta) < WIN - MAX_PLY:
-        standing = evaluate(board, plist, side, weights, values, move_buf[ply])
+        if standing == INFINITY:
+            standing = evaluate(board, plist, side, weights, values, move_buf[ply])
         if standing - STATIC_NULL_MARGIN * depth >= beta:
             return standing
     if (techniques & NULL_MOVE) and not pv_node and not checked and depth >= NULL_DEPTH and ply > 1 \
             and beta < WIN - MAX_PLY and _has_pieces(board, plist, side) \
-            and evaluate(board, plist, side, weights, values, move_buf[ply]) >= beta:
+            and (standing if standing != INFINITY else evaluate(board, plist, side, weights, values,
+                                                                 move_buf[ply])) >= beta:
         reduction = NULL_REDUCTION + (depth // NULL_DEPTH_STEP if techniques & ADAPTIVE_NULL else 0)
         st[SIDE] = 1 - side
         st[HASH] ^= core.ZOBRIST_SIDE
