@@ -305,19 +305,25 @@ def test_the_shipped_corrections_read_mirrored_and_only_attackers_attack():
 def test_node_counts_of_fixed_searches_are_golden():
     """Deterministic counts: the plain search (the stand-ins') is exactly the search before the
     techniques and the new features; every technique at the textbook weights prunes far more, and the
-    fitted defaults search their own tree (the base techniques as before, the default's extension adds)."""
+    fitted defaults search their own tree (the base techniques as before, the extension adds, the
+    default's pruning trio prunes)."""
     start = RULES.initial_state()
     plain = search_module.TECHNIQUES["quiescence"] | search_module.TECHNIQUES["ordering"]
     before = weight_vector("xiangqi", search_module.GBOT_EVALS["default"])
     assert [search(RULES, start, before, depth=d, seed=0, techniques=plain).nodes for d in (3, 4)] == [6475, 41357]
     base = search_module.BASE_TECHNIQUES  # each candidate on its own and together, beside the base set
     assert [search(RULES, start, WEIGHTS, depth=d, seed=0, techniques=base).nodes for d in (3, 4)] == [3130, 13640]
-    assert [search(RULES, start, WEIGHTS, depth=d, seed=0).nodes for d in (3, 4)] == [3130, 14497]
+    extended = search_module.EXTENDED_TECHNIQUES   # the default before the pruning trio
+    assert [search(RULES, start, WEIGHTS, depth=d, seed=0, techniques=extended).nodes
+            for d in (3, 4)] == [3130, 14497]
+    assert [search(RULES, start, WEIGHTS, depth=d, seed=0).nodes for d in (3, 4)] == [1612, 4478]
     # the corrections weighted (they are 0 by default, and at 0 the counts above are those of before them)
     corrected = weight_vector("xiangqi", defaults("xiangqi") | {
         "early_squares": 1.0, "late_squares": 1.0, "attack_squares": 1.0})
     assert [search(RULES, start, corrected, depth=d, seed=0, techniques=base).nodes for d in (3, 4)] == [3513, 14409]
-    assert [search(RULES, start, corrected, depth=d, seed=0).nodes for d in (3, 4)] == [3513, 14261]
+    assert [search(RULES, start, corrected, depth=d, seed=0, techniques=extended).nodes
+            for d in (3, 4)] == [3513, 14261]
+    assert [search(RULES, start, corrected, depth=d, seed=0).nodes for d in (3, 4)] == [1964, 4469]
     assert [search(RULES, start, TEXTBOOK_WEIGHTS, depth=d, seed=0, techniques=base).nodes
             for d in (3, 4)] == [5648, 25647]
     extended = base | search_module.CHECK_EXTENSION
@@ -348,7 +354,9 @@ def test_the_check_extension_sees_a_mate_in_two_at_depth_two():
     default since a paired match kept the extension)."""
     state = RULES.from_fen(MATE_IN_TWO)
     base = search_module.BASE_TECHNIQUES
-    assert search_module.DEFAULT_TECHNIQUES == base | search_module.CHECK_EXTENSION | search_module.DEEP_LMR
+    assert search_module.EXTENDED_TECHNIQUES == base | search_module.CHECK_EXTENSION | search_module.DEEP_LMR
+    assert search_module.DEFAULT_TECHNIQUES == search_module.EXTENDED_TECHNIQUES | search_module.ADAPTIVE_NULL \
+        | search_module.STATIC_NULL | search_module.LATE_MOVE_PRUNING
     assert search(RULES, state, WEIGHTS, depth=2, seed=0, techniques=base).value < WIN - 64
     extended = search(RULES, state, WEIGHTS, depth=2, seed=0)
     assert extended.value == pytest.approx(WIN - 3) and extended.action in RULES.legal_actions(state)

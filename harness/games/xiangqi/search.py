@@ -8,14 +8,16 @@ late-move reductions, null-move pruning (never in check, nor without a
 chariot, horse or cannon, where zugzwang is likely), aspiration windows and a
 table that keeps the PV come on top, with a check extension and deeper
 late-move reductions (growing with depth and move number, none for a check),
-which a paired match kept together. Candidates, off by default until a
-paired match keeps them: capture pruning in quiescence, futility pruning at
-the frontier, a lazy evaluation (quiescence counts the moves only near
-its window), a null move reduced more the deeper it is (``adaptive_null``),
-a static null move (near the horizon a static value a margin above beta
-cuts without a search) and late-move pruning (near the horizon, off the PV
-and out of check, quiet moves after the first few that give no check are
-not searched). Each is a bit of
+which a paired match kept together, and three ways to search less of what
+does not matter, which a paired match at equal time kept together: a null
+move reduced more the deeper it is (``adaptive_null``), a static null move
+(near the horizon a static value a margin above beta cuts without a search)
+and late-move pruning (near the horizon, off the PV and out of check, quiet
+moves after the first few that give no check are not searched; skipping
+them unmade, checks too, is cheaper but gained nothing at equal time).
+Candidates, off by default until a paired match keeps them: capture pruning
+in quiescence, futility pruning at the frontier and a lazy evaluation
+(quiescence counts the moves only near its window). Each is a bit of
 ``TECHNIQUES`` (``techniques``), so a paired match measures it. The G-Bot stand-ins keep
 the plain search of their day (``PLAIN``). Terminal positions are scored by
 the platform's result: the side to move with no legal move, or without its
@@ -98,10 +100,12 @@ ALL_TECHNIQUES = PVS | LMR | NULL_MOVE | QUIESCENCE | ASPIRATE | KEEP_PV | ORDER
     | CAPTURE_PRUNING | DEEP_LMR | FUTILITY | LAZY_EVAL | ADAPTIVE_NULL | STATIC_NULL | LATE_MOVE_PRUNING
 # what ``alphabeta`` (and so ``strong``) uses unless told: the techniques a paired match kept (the
 # candidates wait for theirs). ``BASE_TECHNIQUES`` were the default until deep_lmr and check_extension
-# won their match together (docs/players.md); the measurements stored before name them.
-CANDIDATES = CAPTURE_PRUNING | FUTILITY | LAZY_EVAL | ADAPTIVE_NULL | STATIC_NULL | LATE_MOVE_PRUNING
+# won their match together, and ``EXTENDED_TECHNIQUES`` until the pruning trio won its match at equal time
+# (docs/players.md); the measurements stored before name them.
+CANDIDATES = CAPTURE_PRUNING | FUTILITY | LAZY_EVAL
 BASE_TECHNIQUES = PVS | LMR | NULL_MOVE | QUIESCENCE | ASPIRATE | KEEP_PV | ORDERING
-DEFAULT_TECHNIQUES = BASE_TECHNIQUES | DEEP_LMR | CHECK_EXTENSION
+EXTENDED_TECHNIQUES = BASE_TECHNIQUES | DEEP_LMR | CHECK_EXTENSION
+DEFAULT_TECHNIQUES = EXTENDED_TECHNIQUES | ADAPTIVE_NULL | STATIC_NULL | LATE_MOVE_PRUNING
 TECHNIQUES = {"pvs": PVS, "lmr": LMR, "null_move": NULL_MOVE, "quiescence": QUIESCENCE, "aspiration": ASPIRATE,
               "keep_pv": KEEP_PV, "ordering": ORDERING, "check_extension": CHECK_EXTENSION,
               "capture_pruning": CAPTURE_PRUNING, "deep_lmr": DEEP_LMR, "futility": FUTILITY,
