@@ -32,9 +32,9 @@ class AlphaBetaPlayer(Player):
         "techniques": Param(str, "default", "search techniques to use, joined by +, or all or none; default: "
                                             "those that gained in a paired match (the game's DEFAULT_TECHNIQUES). "
                                             "Ravenward's pvs, lmr, quiescence, aspiration, keep_pv, partial; Chinese "
-                                            "chess's also null_move, ordering, check_extension, deep_lmr and "
-                                            "(candidates) capture_pruning, futility, lazy_eval, adaptive_null, "
-                                            "static_null, late_move_pruning; Totality's pvs, "
+                                            "chess's also null_move, ordering, check_extension, deep_lmr, "
+                                            "adaptive_null, static_null, late_move_pruning and (candidates) "
+                                            "capture_pruning, futility, lazy_eval; Totality's pvs, "
                                             "aspiration, keep_pv; for measuring what each gains"),
     }
 
