@@ -34,7 +34,8 @@ class AlphaBetaPlayer(Player):
                                             "Ravenward's pvs, lmr, quiescence, aspiration, keep_pv, partial; Chinese "
                                             "chess's also null_move, ordering, check_extension, deep_lmr, "
                                             "adaptive_null, static_null, late_move_pruning and (candidates) "
-                                            "capture_pruning, futility, lazy_eval; Totality's pvs, "
+                                            "capture_pruning, futility, lazy_eval, quiescence_checks; "
+                                            "Totality's pvs, "
                                             "aspiration, keep_pv; for measuring what each gains"),
     }
 

@@ -345,8 +345,14 @@ def test_node_counts_of_fixed_searches_are_golden():
             for d in (6, 7)] == [207784, 375717]
     assert [search(RULES, start, TEXTBOOK_WEIGHTS, depth=d, seed=0, techniques=base).nodes
             for d in (6, 7)] == [207782, 388860]
+    quiescence_checks = base | search_module.QUIESCENCE_CHECKS
+    assert [search(RULES, start, TEXTBOOK_WEIGHTS, depth=d, seed=0, techniques=quiescence_checks).nodes
+            for d in (3, 4)] == [5854, 27384]
     every = search_module.ALL_TECHNIQUES
-    assert [search(RULES, start, TEXTBOOK_WEIGHTS, depth=d, seed=0, techniques=every).nodes for d in (3, 4)] == [1247, 4543]
+    assert [search(RULES, start, TEXTBOOK_WEIGHTS, depth=d, seed=0, techniques=every).nodes for d in (3, 4)] == [1295, 4748]
+    before_checks = every & ~search_module.QUIESCENCE_CHECKS   # every technique as before quiescence_checks
+    assert [search(RULES, start, TEXTBOOK_WEIGHTS, depth=d, seed=0, techniques=before_checks).nodes
+            for d in (3, 4)] == [1247, 4543]
 
 
 def test_the_check_extension_sees_a_mate_in_two_at_depth_two():
@@ -360,6 +366,20 @@ def test_the_check_extension_sees_a_mate_in_two_at_depth_two():
     assert search(RULES, state, WEIGHTS, depth=2, seed=0, techniques=base).value < WIN - 64
     extended = search(RULES, state, WEIGHTS, depth=2, seed=0)
     assert extended.value == pytest.approx(WIN - 3) and extended.action in RULES.legal_actions(state)
+
+
+def test_quiescence_checks_see_a_quiet_mate_past_the_horizon():
+    """Check, the one evasion, then a quiet mating check: at depth 2 the mate lies in quiescence, seen
+    only when its first ply tries quiet checks (the candidate, off by default)."""
+    state = RULES.from_fen(MATE_IN_TWO)
+    base = search_module.BASE_TECHNIQUES
+    assert not search_module.DEFAULT_TECHNIQUES & search_module.QUIESCENCE_CHECKS
+    assert search(RULES, state, WEIGHTS, depth=2, seed=0, techniques=base).value < WIN - 64
+    checks = search(RULES, state, WEIGHTS, depth=2, seed=0, techniques=base | search_module.QUIESCENCE_CHECKS)
+    assert checks.value == pytest.approx(WIN - 3) and checks.action in RULES.legal_actions(state)
+    # one ply of quiet checks only: at depth 1 the mating check lies two plies into quiescence
+    assert search(RULES, state, WEIGHTS, depth=1, seed=0,
+                  techniques=base | search_module.QUIESCENCE_CHECKS).value < WIN - 64
 
 
 def test_capture_pruning_skips_a_losing_capture_and_keeps_a_free_one():

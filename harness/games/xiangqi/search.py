@@ -16,8 +16,9 @@ and late-move pruning (near the horizon, off the PV and out of check, quiet
 moves after the first few that give no check are not searched; skipping
 them unmade, checks too, is cheaper but gained nothing at equal time).
 Candidates, off by default until a paired match keeps them: capture pruning
-in quiescence, futility pruning at the frontier and a lazy evaluation
-(quiescence counts the moves only near its window). Each is a bit of
+in quiescence, futility pruning at the frontier, a lazy evaluation
+(quiescence counts the moves only near its window) and quiet checks in
+quiescence's first ply (``quiescence_checks``). Each is a bit of
 ``TECHNIQUES`` (``techniques``), so a paired match measures it. The G-Bot stand-ins keep
 the plain search of their day (``PLAIN``). Terminal positions are scored by
 the platform's result: the side to move with no legal move, or without its
@@ -85,6 +86,7 @@ NULL_DEPTH = 3          # null-move pruning this far from the horizon or more
 NULL_REDUCTION = 2      # ... searching the pass this many plies shallower
 EXTENSION_ROOM = 16      # check extensions stop this many plies short of MAX_PLY (room for quiescence)
 DELTA = 2.0             # capture pruning: a capture that cannot lift alpha by this margin over its prize is skipped
+QUIET_LAST = 1000       # quiescence checks: a quiet move's ordering key is -QUIET_LAST (after every capture)
 FUTILITY_MARGIN = 1.5   # futility: per ply of depth left, how far below alpha the static value must be
 LAZY_MOVES = 40         # lazy evaluation: the move-count difference assumed at most (99.9% of game positions)
 NULL_DEPTH_STEP = 4     # adaptive null move: a ply more of reduction per this many plies of depth
@@ -94,15 +96,16 @@ LMP_DEPTH = 3           # late-move pruning: this close to the horizon or closer
 LMP_BASE = 4            # ... quiet moves after the first LMP_BASE + depth * depth are not searched
 # techniques, as bits of ``techniques`` (each can be turned on or off to measure it)
 PVS, LMR, NULL_MOVE, QUIESCENCE, ASPIRATE, KEEP_PV, ORDERING, CHECK_EXTENSION, CAPTURE_PRUNING, DEEP_LMR, \
-    FUTILITY, LAZY_EVAL, ADAPTIVE_NULL, STATIC_NULL, LATE_MOVE_PRUNING = \
-    1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384
+    FUTILITY, LAZY_EVAL, ADAPTIVE_NULL, STATIC_NULL, LATE_MOVE_PRUNING, QUIESCENCE_CHECKS = \
+    1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768
 ALL_TECHNIQUES = PVS | LMR | NULL_MOVE | QUIESCENCE | ASPIRATE | KEEP_PV | ORDERING | CHECK_EXTENSION \
-    | CAPTURE_PRUNING | DEEP_LMR | FUTILITY | LAZY_EVAL | ADAPTIVE_NULL | STATIC_NULL | LATE_MOVE_PRUNING
+    | CAPTURE_PRUNING | DEEP_LMR | FUTILITY | LAZY_EVAL | ADAPTIVE_NULL | STATIC_NULL | LATE_MOVE_PRUNING \
+    | QUIESCENCE_CHECKS
 # what ``alphabeta`` (and so ``strong``) uses unless told: the techniques a paired match kept (the
 # candidates wait for theirs). ``BASE_TECHNIQUES`` were the default until deep_lmr and check_extension
 # won their match together, and ``EXTENDED_TECHNIQUES`` until the pruning trio won its match at equal time
 # (docs/players.md); the measurements stored before name them.
-CANDIDATES = CAPTURE_PRUNING | FUTILITY | LAZY_EVAL
+CANDIDATES = CAPTURE_PRUNING | FUTILITY | LAZY_EVAL | QUIESCENCE_CHECKS
 BASE_TECHNIQUES = PVS | LMR | NULL_MOVE | QUIESCENCE | ASPIRATE | KEEP_PV | ORDERING
 EXTENDED_TECHNIQUES = BASE_TECHNIQUES | DEEP_LMR | CHECK_EXTENSION
 DEFAULT_TECHNIQUES = EXTENDED_TECHNIQUES | ADAPTIVE_NULL | STATIC_NULL | LATE_MOVE_PRUNING
@@ -110,7 +113,7 @@ TECHNIQUES = {"pvs": PVS, "lmr": LMR, "null_move": NULL_MOVE, "quiescence": QUIE
               "keep_pv": KEEP_PV, "ordering": ORDERING, "check_extension": CHECK_EXTENSION,
               "capture_pruning": CAPTURE_PRUNING, "deep_lmr": DEEP_LMR, "futility": FUTILITY,
               "lazy_eval": LAZY_EVAL, "adaptive_null": ADAPTIVE_NULL, "static_null": STATIC_NULL,
-              "late_move_pruning": LATE_MOVE_PRUNING}
+              "late_move_pruning": LATE_MOVE_PRUNING, "quiescence_checks": QUIESCENCE_CHECKS}
 # Weight indices, by name from the declared order of FEATURES.
 INDEX = feature_index(FEATURES)
 (W_ADVISOR, W_ELEPHANT, W_HORSE, W_CHARIOT, W_CANNON, W_SOLDIER, W_CROSSED, W_ADVANCE, W_PST, W_MOBILITY,
@@ -392,8 +395,13 @@ def _time_up(info):
 
 @njit(cache=True)
 def quiesce(board, slot_of, plist, st, alpha, beta, ply, weights, values, info, move_buf, score_buf, pseudo,
-            techniques):
+            techniques, checks):
     """Captures only (all evasions when in check) until the position is quiet.
+
+    With ``checks`` > 0 (``QUIESCENCE_CHECKS``: 1 at the horizon) quiet moves
+    that give check are tried too, after the captures: the reply searches all
+    its evasions, so a check that wins material a ply past the horizon is
+    seen; ``checks`` falls by one a ply, so the checks stop there.
 
     With ``CAPTURE_PRUNING`` (not in check) two kinds of capture are skipped:
     one whose prize, with ``DELTA`` to spare, cannot lift the standing value to
@@ -435,12 +443,15 @@ def quiesce(board, slot_of, plist, st, alpha, beta, ply, weights, values, info, 
     if n < 0:
         n = generate(board, plist, side, moves)
     kept = 0
+    quiet_checks = checks > 0 and not checked
     for i in range(n):
         m = moves[i]
         victim = board[m & 255]
-        if checked or victim != 0:
+        if checked or victim != 0 or quiet_checks:
             moves[kept] = m
-            scores[kept] = ORDER_VALUE[victim & 7] * 16 - ORDER_VALUE[board[m >> 8] & 7]
+            # captures by MVV-LVA, quiet moves (tried only if they give check) after them
+            scores[kept] = ORDER_VALUE[victim & 7] * 16 - ORDER_VALUE[board[m >> 8] & 7] if checked or victim != 0 \
+                else -QUIET_LAST
             kept += 1
     legal = 0
     king = plist[side * 16]
@@ -456,11 +467,12 @@ def quiesce(board, slot_of, plist, st, alpha, beta, ply, weights, values, info, 
         if undo < 0:
             continue
         legal += 1
-        if prune and spent > prize and is_attacked(board, m & 255, side):
+        if prune and spent > prize and is_attacked(board, m & 255, side) or \
+                quiet_checks and scores[i] == -QUIET_LAST and not in_check(board, plist, 1 - side):
             unmake(board, slot_of, plist, st, m, undo)
             continue
         value = -quiesce(board, slot_of, plist, st, -beta, -alpha, ply + 1, weights, values, info,
-                         move_buf, score_buf, pseudo, techniques)
+                         move_buf, score_buf, pseudo, techniques, max(checks - 1, 0))
         unmake(board, slot_of, plist, st, m, undo)
         if info[2] != 0:
             return 0.0
@@ -532,7 +544,7 @@ def negamax(board, slot_of, plist, st, depth, alpha, beta, ply, weights, values,
     if depth <= 0:
         if techniques & QUIESCENCE:
             return quiesce(board, slot_of, plist, st, alpha, beta, ply, weights, values, info,
-                           move_buf, score_buf, pseudo, techniques)
+                           move_buf, score_buf, pseudo, techniques, 1 if techniques & QUIESCENCE_CHECKS else 0)
         if _time_up(info):
             return 0.0
         if generate_legal(board, slot_of, plist, st, move_buf[ply], pseudo) == 0:
