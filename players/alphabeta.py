@@ -35,8 +35,7 @@ class AlphaBetaPlayer(Player):
                                             "chess's also null_move, ordering, check_extension, deep_lmr, "
                                             "adaptive_null, static_null, late_move_pruning and (candidates) "
                                             "capture_pruning, futility, lazy_eval, quiescence_checks; "
-                                            "Totality's pvs, "
-                                            "aspiration, keep_pv; for measuring what each gains"),
+                                            "Totality's pvs, aspiration, keep_pv; for measuring what each gains"),
     }
 
     def choose(self, rules: Rules, state: State, limits: Limits | None = None) -> Action:
