@@ -313,15 +313,15 @@ def test_node_counts_of_fixed_searches_are_golden():
     assert [search(RULES, start, before, depth=d, seed=0, techniques=plain).nodes for d in (3, 4)] == [6475, 41357]
     base = search_module.BASE_TECHNIQUES  # each candidate on its own and together, beside the base set
     assert [search(RULES, start, WEIGHTS, depth=d, seed=0, techniques=base).nodes for d in (3, 4)] == [3130, 13640]
-    extended = search_module.EXTENDED_TECHNIQUES   # the default before the pruning trio
-    assert [search(RULES, start, WEIGHTS, depth=d, seed=0, techniques=extended).nodes
+    before_pruning = search_module.EXTENDED_TECHNIQUES   # the default before the pruning trio
+    assert [search(RULES, start, WEIGHTS, depth=d, seed=0, techniques=before_pruning).nodes
             for d in (3, 4)] == [3130, 14497]
     assert [search(RULES, start, WEIGHTS, depth=d, seed=0).nodes for d in (3, 4)] == [1612, 4478]
     # the corrections weighted (they are 0 by default, and at 0 the counts above are those of before them)
     corrected = weight_vector("xiangqi", defaults("xiangqi") | {
         "early_squares": 1.0, "late_squares": 1.0, "attack_squares": 1.0})
     assert [search(RULES, start, corrected, depth=d, seed=0, techniques=base).nodes for d in (3, 4)] == [3513, 14409]
-    assert [search(RULES, start, corrected, depth=d, seed=0, techniques=extended).nodes
+    assert [search(RULES, start, corrected, depth=d, seed=0, techniques=before_pruning).nodes
             for d in (3, 4)] == [3513, 14261]
     assert [search(RULES, start, corrected, depth=d, seed=0).nodes for d in (3, 4)] == [1964, 4469]
     assert [search(RULES, start, TEXTBOOK_WEIGHTS, depth=d, seed=0, techniques=base).nodes

@@ -447,11 +447,11 @@ def quiesce(board, slot_of, plist, st, alpha, beta, ply, weights, values, info, 
     for i in range(n):
         m = moves[i]
         victim = board[m & 255]
-        if checked or victim != 0 or quiet_checks:
+        tactical = checked or victim != 0
+        if tactical or quiet_checks:
             moves[kept] = m
             # captures by MVV-LVA, quiet moves (tried only if they give check) after them
-            scores[kept] = ORDER_VALUE[victim & 7] * 16 - ORDER_VALUE[board[m >> 8] & 7] if checked or victim != 0 \
-                else -QUIET_LAST
+            scores[kept] = ORDER_VALUE[victim & 7] * 16 - ORDER_VALUE[board[m >> 8] & 7] if tactical else -QUIET_LAST
             kept += 1
     legal = 0
     king = plist[side * 16]
