@@ -15,11 +15,17 @@ Python 3.11 wraps the ``KeyboardInterrupt`` in a ``RuntimeError`` ("Error
 calling __set_name__"); ``stops_unwrapped`` raises such an error as the stop it
 was, so it ends the command as Ctrl-C does (resumable, exit 130), not as a crash.
 
+A library that logs an error while it unwinds from the stop (SQLAlchemy's
+"Error closing cursor" when Ctrl-C lands inside a fetch: the interrupted
+connection is closed first) would print a traceback on a clean stop too; a
+log record whose exception a stop caused is dropped within the block.
+
 SIGTERM (a scheduler, ``kill``) is taken as Ctrl-C: cleanly, resumable.
 """
 
 from __future__ import annotations
 
+import logging
 import signal
 import sys
 import threading
@@ -33,6 +39,12 @@ _requested = threading.Event()
 def _stop(signum: int, frame: Any) -> None:
     _requested.set()
     raise KeyboardInterrupt
+
+
+def _not_from_a_stop(record: logging.LogRecord) -> bool:
+    """A log filter: False for a record whose exception a stop caused."""
+    error = record.exc_info[1] if record.exc_info else None
+    return error is None or not is_stop(error)
 
 
 @contextmanager
@@ -55,9 +67,17 @@ def stop_on_signals() -> Iterator[None]:
             hook(args)  # recorded stops are raised again by check(); anything else as before
 
     sys.unraisablehook = unraisable
+    # lastResort prints when no handler is configured (the CLI), the root's handlers when some are
+    handlers = [logging.lastResort, *logging.getLogger().handlers]
+    for handler in handlers:
+        if handler is not None:
+            handler.addFilter(_not_from_a_stop)
     try:
         yield
     finally:
+        for handler in handlers:
+            if handler is not None:
+                handler.removeFilter(_not_from_a_stop)
         sys.unraisablehook = hook
         for sig, handler in previous.items():
             signal.signal(sig, handler)

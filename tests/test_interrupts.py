@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import os
 import signal
+import subprocess
 import sys
 
 import pytest
@@ -86,3 +87,43 @@ def test_errors_that_are_not_stops_pass_through_unchanged() -> None:
             raise RuntimeError("while stopping")  # noqa: B904 - the context is the point
     except RuntimeError as during:
         assert is_stop(during)
+
+
+UNWINDING_LIBRARY = """
+import logging, sys
+from harness.interrupts import stop_on_signals
+
+pool = logging.getLogger("sqlalchemy.pool.impl.QueuePool")  # where SQLAlchemy logs "Error closing cursor"
+with stop_on_signals():
+    try:
+        try:
+            raise KeyboardInterrupt  # the stop, landing inside a fetch
+        except KeyboardInterrupt:
+            try:
+                raise RuntimeError("Cannot operate on a closed database.")  # closing the cursor it cut short
+            except RuntimeError:
+                pool.error("Error closing cursor", exc_info=True)
+            raise
+    except KeyboardInterrupt:
+        pass
+    try:
+        raise ValueError("a real fault")
+    except ValueError:
+        pool.error("Error of its own", exc_info=True)
+try:
+    raise KeyboardInterrupt
+except KeyboardInterrupt:
+    try:
+        raise RuntimeError("after the block")
+    except RuntimeError:
+        pool.error("Outside the block", exc_info=True)
+"""
+
+
+def test_a_library_logging_its_unwinding_from_a_stop_prints_no_traceback() -> None:
+    """SQLAlchemy logs "Error closing cursor" with a traceback when Ctrl-C lands in a fetch; a clean stop hides it."""
+    done = subprocess.run([sys.executable, "-c", UNWINDING_LIBRARY], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "Error closing cursor" not in done.stderr and "closed database" not in done.stderr
+    assert "Error of its own" in done.stderr and "ValueError: a real fault" in done.stderr
+    assert "Outside the block" in done.stderr  # the filter ends with the block
