@@ -1,16 +1,27 @@
-"""Where human-readable output goes: rich consoles that never hard-wrap piped output.
+"""Where human-readable output goes: rich consoles that never hard-wrap piped output, and progress that a log keeps.
 
 On a terminal a console is as wide as the terminal; piped to a file or
 another program it keeps every line whole, so a tuned player's spec stays on
 one line and its weights can be copied from a log. Progress goes to stderr,
 results to stdout.
+
+A live progress bar draws nothing on a console that is not a terminal (a
+``nohup`` log, a batch job, CI) until it stops, so hours of work would show
+no sign of life; ``LoggedProgress`` prints a task's line there instead, each
+time it passes a tenth of its total and at least once a minute while it
+advances.
 """
 
 from __future__ import annotations
 
+import time
+from typing import Any
+
 from rich.console import Console
+from rich.progress import Progress, TaskID
 
 PIPED_WIDTH = 10_000  # wide enough for any line the harness prints
+LOG_EVERY_S = 60.0  # a logged task's line at least this often while it advances
 
 
 def output_console(stderr: bool = False) -> Console:
@@ -19,3 +30,34 @@ def output_console(stderr: bool = False) -> Console:
     if not console.is_terminal:
         console = Console(stderr=stderr, width=PIPED_WIDTH, soft_wrap=True)
     return console
+
+
+class LoggedProgress(Progress):
+    """A rich ``Progress``; on a console that is not a terminal, each task also prints its line as it goes."""
+
+    def __init__(self, *columns: Any, every_s: float = LOG_EVERY_S, **options: Any) -> None:
+        super().__init__(*columns, **options)
+        self._logs = not self.disable and not self.console.is_terminal
+        self._every_s = every_s
+        self._logged: dict[TaskID, tuple[int, float]] = {}  # the tenth and the time of each task's last line
+
+    def advance(self, task_id: TaskID, advance: float = 1) -> None:
+        super().advance(task_id, advance)
+        self._log(task_id)
+
+    def update(self, task_id: TaskID, **changes: Any) -> None:
+        super().update(task_id, **changes)
+        self._log(task_id)
+
+    def _log(self, task_id: TaskID) -> None:
+        if not self._logs:
+            return
+        task = self._tasks[task_id]
+        tenth = int(10 * task.completed / task.total) if task.total else 0
+        now = time.monotonic()
+        last_tenth, last_time = self._logged.setdefault(task_id, (0, now))
+        if task.finished and not self.live.transient:
+            return  # the display prints its last state when it stops
+        if task.completed and (tenth > last_tenth or now - last_time >= self._every_s):
+            self._logged[task_id] = (tenth, now)
+            self.console.print(self.make_tasks_table([task]))

@@ -41,6 +41,7 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, ProgressColu
                            TextColumn, TimeElapsedColumn, TimeRemainingColumn)
 from rich.text import Text
 
+from harness.console import LoggedProgress
 from harness.cluster import open_pool
 from harness.db import Database
 from harness.dbsource import DatabaseSource
@@ -356,7 +357,7 @@ class _RateColumn(ProgressColumn):
 
 
 def _progress(console: Console | None) -> Progress:
-    return Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+    return LoggedProgress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                     _RateColumn(), TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
                     console=console, disable=console is None, transient=False)
 

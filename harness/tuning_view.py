@@ -17,6 +17,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
+from harness.console import LoggedProgress
 from harness.tuning import (VERDICTS, PoolResized, TrialEnded, TuneSummary, TuningProgress, Validation,
                             ValidationProgress)
 
@@ -35,7 +36,7 @@ class TuneView:
 
     def _start(self) -> Progress:
         if self.progress is None:
-            self.progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+            self.progress = LoggedProgress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                                      TextColumn("{task.fields[detail]}"), TimeElapsedColumn(),
                                      TimeRemainingColumn(), console=self.console)
             self.progress.start()

@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterator, Protocol
 
-from harness.console import output_console
+from harness.console import LoggedProgress, output_console
 from harness.errors import HarnessError, InvalidInput, LiveError
 from harness.games import load as load_game
 from harness.live.gameboard import DEFAULT_BASE_URL
@@ -415,8 +415,8 @@ def progress_display() -> Iterator[Progress]:
     It starts with the first checkpoint, so a command that fails before any
     game begins prints its one error line and nothing else.
     """
-    from rich.progress import Progress as RichProgress, SpinnerColumn, TextColumn, TimeElapsedColumn
-    bar = RichProgress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+    from rich.progress import SpinnerColumn, TextColumn, TimeElapsedColumn
+    bar = LoggedProgress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
                        console=output_console(stderr=True), transient=False)  # progress on stderr, results on stdout
     tasks: dict[str, Any] = {}
 
