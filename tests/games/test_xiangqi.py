@@ -12,7 +12,7 @@ from harness.errors import IllegalAction, NotationError
 from harness.games import load
 from harness.games.xiangqi import _core as core
 from harness.games.xiangqi import START_FEN
-from harness.testing import check_rules
+from harness.testing import check_rules, random_positions
 
 STRICT = load("xiangqi")
 PSEUDO = load("xiangqi:legality=pseudo")
@@ -227,6 +227,45 @@ def test_a_mate_on_the_120th_ply_beats_the_move_limit():
     quiet = play(STRICT, state, ((8, 8), (7, 8)))
     assert quiet.ranks == (1, 1) and quiet.reason == "move_limit"
     assert STRICT.from_fen("3k5/9/9/9/9/9/9/9/r7r/4K4 w - - 0 61").reason == "move_limit"
+
+
+def quiet_checks(rules, state) -> tuple[list[int], list[int]]:
+    """The side to move's quiet pseudo-legal moves that give check, and those that do not (compiled encoding)."""
+    board, slot_of, plist, st = rules.position(state)
+    side = int(st[core.SIDE])
+    moves = np.empty(core.MAX_MOVES, dtype=np.int64)
+    checking, quiet = [], []
+    for m in moves[:core.generate(board, plist, side, moves)]:
+        if board[m & 255] == 0:
+            undo = core.make(board, slot_of, plist, st, m)
+            (checking if core.in_check(board, plist, 1 - side) else quiet).append(int(m))
+            core.unmake(board, slot_of, plist, st, m, undo)
+    return checking, quiet
+
+
+def test_may_check_passes_every_quiet_check_and_is_false_for_most_quiet_moves():
+    """The search makes a quiet move to test it for check only when ``may_check`` lets it: it must let
+    every check through (seeded random positions, both sides), and is worth calling only if it keeps
+    most quiet moves from being made."""
+    checks, stopped, moves = 0, 0, 0
+    for state in random_positions(STRICT, 200, seed=14, step=3):
+        general = int(STRICT.position(state)[2][(1 - state.side) * 16])
+        checking, quiet = quiet_checks(STRICT, state)
+        assert all(core.may_check(m, general) for m in checking), STRICT.to_fen(state)
+        checks += len(checking)
+        stopped += sum(not core.may_check(m, general) for m in quiet)
+        moves += len(checking) + len(quiet)
+    assert checks > 100 and stopped > moves / 2
+
+
+def test_may_check_sees_a_horse_uncovered_by_a_piece_leaving_its_leg():
+    """The chariot leaves the red horse's leg, a point diagonally next to the black general, for a point
+    off the general's row and file and not a horse's move from it: a discovered horse check that only
+    the leg rule lets through."""
+    state = STRICT.from_fen("4k4/3R5/3N5/9/9/9/9/9/9/3K5 w - - 0 1")
+    checking, _ = quiet_checks(STRICT, state)
+    step = int(core.SQUARE_OF_INDEX[1 * 9 + 3]) << 8 | int(core.SQUARE_OF_INDEX[1 * 9 + 0])
+    assert step in checking and core.may_check(step, int(core.SQUARE_OF_INDEX[4]))
 
 
 # -- notation and protocol ------------------------------------------------------

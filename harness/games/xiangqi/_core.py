@@ -348,6 +348,32 @@ def may_expose(move, king, checked):
 
 
 @njit(cache=True)
+def may_check(move, general):
+    """Whether a quiet ``move`` could give check to the other side's general (on ``general``), so needs testing.
+
+    ``may_expose`` seen from the other general: a check comes along the
+    general's row or file (a chariot, a cannon or its screen arriving or
+    leaving, a line opened), from a horse landing a horse's move away, or
+    from a horse whose leg (a point diagonally next to the general) is
+    vacated. A soldier's check is from a point next to the general, on its
+    row or file. Any other move cannot check, so is not made to find out.
+    """
+    fr = move >> 8
+    to = move & 255
+    row, col = ROW_OF_SQUARE[general], COL_OF_SQUARE[general]
+    if ROW_OF_SQUARE[fr] == row or COL_OF_SQUARE[fr] == col or ROW_OF_SQUARE[to] == row or COL_OF_SQUARE[to] == col:
+        return True
+    d = fr - general
+    if d == NORTH + WEST or d == NORTH + EAST or d == SOUTH + WEST or d == SOUTH + EAST:
+        return True
+    d = to - general
+    for k in range(8):
+        if d == HORSE_JUMP[k]:
+            return True
+    return False
+
+
+@njit(cache=True)
 def make_legal(board, slot_of, plist, st, move, king, checked, pseudo):
     """Play ``move`` if it is legal and return its undo word; else leave the position and return -1.
 

@@ -45,7 +45,8 @@ from harness.games.xiangqi import _core as core
 from harness.games.xiangqi._core import (ADVISOR, CANNON, CHARIOT, COL_OF_SQUARE, ELEPHANT, GENERAL, HASH,
                                          HORSE, OFF, MAX_MOVES, NSQ, OWN_HALF, ROW_OF_SQUARE, SIDE, SOLDIER,
                                          SQUARE_OF_INDEX,
-                                         generate, generate_legal, in_check, is_attacked, make, make_legal, unmake)
+                                         generate, generate_legal, in_check, is_attacked, make, make_legal, may_check,
+                                         unmake)
 from harness.games.xiangqi import MOVE_LIMIT
 from harness.games.xiangqi.features import (ATTACKERS, FEATURES, FULL_PHASE, PHASE_WEIGHTS, TEXTBOOK,
                                             correction_tables, square_table)
@@ -443,12 +444,13 @@ def quiesce(board, slot_of, plist, st, alpha, beta, ply, weights, values, info, 
     if n < 0:
         n = generate(board, plist, side, moves)
     kept = 0
-    quiet_checks = checks > 0 and not checked
+    general = plist[(1 - side) * 16]
+    quiet_checks = checks > 0 and not checked and general != 0
     for i in range(n):
         m = moves[i]
         victim = board[m & 255]
         tactical = checked or victim != 0
-        if tactical or quiet_checks:
+        if tactical or quiet_checks and may_check(m, general):
             moves[kept] = m
             # captures by MVV-LVA, quiet moves (tried only if they give check) after them
             scores[kept] = ORDER_VALUE[victim & 7] * 16 - ORDER_VALUE[board[m >> 8] & 7] if tactical else -QUIET_LAST
