@@ -58,11 +58,12 @@ def test_a_transient_display_still_logs_its_end_and_time_alone_paces_an_open_tas
     bar, out = logged(transient=True, every_s=0.0)
     with bar:
         counted = bar.add_task("steps", total=None)
+        bar.update(counted, description="steps")  # no total, nothing counted: its text is its progress
         for _ in range(3):
             bar.update(counted, advance=1)
         ends = bar.add_task("games", total=4)
         bar.update(ends, completed=4)
-    assert lines_of(out) == ["steps 1/?", "steps 2/?", "steps 3/?", "games 4/4"]
+    assert lines_of(out) == ["steps 0/?", "steps 1/?", "steps 2/?", "steps 3/?", "games 4/4"]
 
 
 def test_a_disabled_display_and_a_terminal_print_no_log_lines():
