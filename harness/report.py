@@ -137,8 +137,10 @@ def study_view(reference: str, db_url: str | None = None) -> StudyView:
         validation = tuning.recorded_validation(config, db, url)
         distribution, summary = score_distribution(db, config, best["number"] if best else None)
         opponents = tuning_opponents(db, config)
-        leaderboard = [({"opponent": opponent} if len(opponents) > 1 else {}) | _plain(row)
-                       for opponent in opponents for row in db.leaderboard(config.game, opponent=opponent)]
+        several = len(config.game_specs) > 1
+        leaderboard = [({"game": game} if several else {}) | ({"opponent": opponent} if len(opponents) > 1 else {})
+                       | _plain(row) for game in config.game_specs for opponent in opponents
+                       for row in db.leaderboard(game, opponent=opponent)]
     if distribution is not None:
         figures.append(("Score distribution on the validation seeds", distribution))
     counts = {state: sum(t["state"] == state for t in trials) for state in ("complete", "pruned", "fail", "running")}
@@ -171,7 +173,7 @@ def study_body(view: StudyView, plotlyjs: bool | str = True) -> str:
     config, best = view.config, view.best
     sections: list[str] = []
     sections.append(
-        f"<p>Game <code>{html.escape(config.game)}</code>, player <code>"
+        f"<p>Game <code>{html.escape(config.games_label)}</code>, player <code>"
         f"{html.escape(config.player_spec(config.default_weights()))}</code> (defaults) against <code>{html.escape(config.opponent)}</code>; objective "
         f"<b>{html.escape(config.objective)}</b> over {config.games} tuning games per trial "
         f"(rungs {list(config.rungs)}, pruner {config.pruner}, sampler {config.sampler}). "
@@ -189,7 +191,7 @@ def study_body(view: StudyView, plotlyjs: bool | str = True) -> str:
         sections.append(figure.to_html(full_html=False, include_plotlyjs=not plotly_embedded))
         plotly_embedded = True
     sections.append("<h2>Validation</h2>" + _validation_html(view.validation) + _table(list(view.validation_summary)))
-    sections.append(f"<h2>Leaderboard: {html.escape(config.game)}</h2>" + _table(list(view.leaderboard)))
+    sections.append(f"<h2>Leaderboard: {html.escape(config.games_label)}</h2>" + _table(list(view.leaderboard)))
     sections.append("<h2>Trials</h2>" + _table(trial_rows(view.trials),
                                                ["number", "state", "value", "last intermediate", "games", "params"]))
     return "\n".join(sections)
@@ -265,8 +267,10 @@ def _validation_html(validation: tuning.Validation | None) -> str:
             for label, interval in (("defaults", validation.defaults),
                                     (f"tuned (trial {validation.best_trial})", validation.tuned),
                                     ("tuned - defaults (paired)", validation.difference))]
-    rows += [{"": f"tuned - defaults vs {part.opponent} ({part.games} games)", "mean": part.difference.mean,
-              "95% low": part.difference.low, "95% high": part.difference.high} for part in validation.by_opponent]
+    parts = [(f"vs {part.opponent}", part) for part in validation.by_opponent] \
+        + [(f"in {part.game}", part) for part in validation.by_game]
+    rows += [{"": f"tuned - defaults {label} ({part.games} games)", "mean": part.difference.mean,
+              "95% low": part.difference.low, "95% high": part.difference.high} for label, part in parts]
     return (f"<p>{validation.games} paired games on the validation seeds. Tuned vs defaults: "
             f"<b>{html.escape(validation.verdict.upper())}</b> "
             f"({html.escape(tuning.VERDICTS[validation.verdict])}).</p>" + _table(rows))

@@ -128,6 +128,7 @@ def validation_table(validation: Validation) -> Any:
     rows = [("defaults", validation.defaults), (tuned, validation.tuned),
             ("tuned - defaults (paired)", validation.difference)]
     rows += [(f"  vs {part.opponent} ({part.games} games)", part.difference) for part in validation.by_opponent]
+    rows += [(f"  in {part.game} ({part.games} games)", part.difference) for part in validation.by_game]
     for label, interval in rows:
         table.add_row(label, f"{interval.mean:.2f}", f"[{interval.low:.2f}, {interval.high:.2f}]")
     verdict = Text.assemble(("tuned vs defaults: ", "bold"), (validation.verdict.upper(), "bold"),

@@ -148,6 +148,30 @@ def test_a_study_against_two_opponents_plays_them_by_turns_and_validates_against
     assert validation.defaults.mean == pytest.approx(sum(halves) / 2)
 
 
+def test_a_study_over_two_levels_plays_them_by_turns_and_validates_in_each(pool: Pool, tmp_path: Path) -> None:
+    """A game's levels (or a two-seat game's seats) by turns: each seed's game recorded, the validation
+    paired per game as well as in all, and the tuned player saved for the first game."""
+    url = f"sqlite:///{tmp_path / 'harness.db'}"
+    text = tiny_study("levels", trials=2).replace(f'game = "{GAME}"', 'game = ["totality:wise", "totality:easy"]')
+    summary = tune(parse_study_file(text), db_url=url, pool=pool)
+    with open_database(url) as db:
+        games = [m for run in db.runs(kind="study") for m in db.matches(run_id=run.id)]
+        assert db.resolve_spec("tuned:levels") == summary.validation.tuned_spec
+    assert {(m.seed % 2, m.game) for m in games} == {(0, "totality"), (1, "totality:level=easy")}
+    validation = summary.validation
+    assert validation.game == "totality + totality:level=easy" and validation.by_opponent == ()
+    assert [(part.game, part.games) for part in validation.by_game] == [("totality", 8), ("totality:level=easy", 8)]
+    halves = [part.defaults.mean for part in validation.by_game]
+    assert validation.defaults.mean == pytest.approx(sum(halves) / 2)
+    assert halves[0] != halves[1]  # the easy level scores x0.6: the two games were played, not one twice
+    console = Console(record=True, width=200)
+    console.print(validation_table(validation))
+    shown = console.export_text()
+    assert "in totality (8 games)" in shown and "in totality:level=easy (8 games)" in shown
+    page = write_report("levels", tmp_path / "report.html", url).read_text()
+    assert "Leaderboard: totality + totality:level=easy" in page and "tuned - defaults in totality:level=easy" in page
+
+
 def test_the_same_command_resumes_the_study_with_a_larger_budget(studied: tuple[str, TuneSummary],
                                                                  pool: Pool) -> None:
     url, _ = studied

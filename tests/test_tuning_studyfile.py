@@ -182,6 +182,34 @@ def test_a_study_may_take_turns_against_several_opponents() -> None:
     assert json.loads(study.fingerprint())["opponent"] == ["greedy", "random"]
 
 
+def test_a_study_may_take_turns_over_one_games_seats_or_levels() -> None:
+    """Seeds take turns over the games after each round of the opponents: every 4 seeds of 2 x 2 play
+    each game against each opponent once."""
+    study = parse_study_file(study_text(game='game = ["totality:wise", "totality:easy"]',
+                                        opponent='opponent = ["greedy", "random"]'))
+    assert study.game_specs == ("totality", "totality:level=easy") and study.game == "totality"
+    assert study.games_label == "totality + totality:level=easy"
+    assert [(m.seed, m.game, m.opponent) for m in study.matches("p", study.opponents, range(4, 9))] == [
+        (4, "totality", "greedy"), (5, "totality", "random"), (6, "totality:level=easy", "greedy"),
+        (7, "totality:level=easy", "random"), (8, "totality", "greedy")]
+    assert json.loads(study.fingerprint())["game"] == ["totality", "totality:level=easy"]
+    single = parse_study_file(study_text())
+    assert single.game_specs == ("totality:level=easy",)
+    assert json.loads(single.fingerprint())["game"] == "totality:level=easy"  # one game resumes as before
+
+
+@pytest.mark.parametrize(("line", "says"), [
+    ('game = []', "is not a game spec or a non-empty list of one game's specs"),
+    ('game = ["totality", 3]', "is not a game spec or a non-empty list of one game's specs"),
+    ('game = ["totality", "totality:wise"]', "names a game configuration twice"),
+    ('game = ["totality", "ravenward"]', "ravenward and totality are different games"),
+    ('game = ["totality", "nosuch"]', "nosuch"),
+])
+def test_a_bad_game_list_is_one_line(line: str, says: str) -> None:
+    message = error_of(study_text(game=line))
+    assert "studies/check.toml: game: " in message and says in message
+
+
 @pytest.mark.parametrize(("line", "says"), [
     ('opponent = []', "is not a player spec or a non-empty list of them"),
     ('opponent = ["greedy", 3]', "is not a player spec or a non-empty list of them"),

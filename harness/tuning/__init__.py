@@ -29,11 +29,11 @@ from harness.tuning.stored import (database_url, load_stored_study, stored_study
                                    study_reference, study_trials)
 from harness.tuning.studyfile import (PRUNERS, SAMPLERS, StudyFile, WeightRange, load_study_file, parse_study_file,
                                       spec_key)
-from harness.tuning.validation import (VERDICTS, Interval, OpponentValidation, Validation, check_engines,
-                                       recorded_validation, validate, validation_run_name)
+from harness.tuning.validation import (VERDICTS, GameValidation, Interval, OpponentValidation, Validation,
+                                       check_engines, recorded_validation, validate, validation_run_name)
 
-__all__ = ["BestTrial", "Driver", "GAMES_PER_WORKER", "Interval", "OBJECTIVES", "OpponentValidation", "PRUNERS",
-           "PoolResized", "SAMPLERS",
+__all__ = ["BestTrial", "Driver", "GAMES_PER_WORKER", "GameValidation", "Interval", "OBJECTIVES",
+           "OpponentValidation", "PRUNERS", "PoolResized", "SAMPLERS",
            "Study", "StudyFile", "check_engines", "TrialEnded", "TuneSummary", "TuningProgress", "VERDICTS", "Validation",
            "ValidationProgress", "WeightRange", "database_url", "game_value", "load_stored_study",
            "load_study_file", "objective_value", "open_study", "parse_study_file", "recorded_validation",

@@ -366,7 +366,7 @@ def _finish_creation(study: Study, config: StudyFile) -> None:
     if not study.trials():
         study.enqueue(config.default_weights(), {"baseline": True})
     study.set_attr("study_file", config.text)
-    study.set_attr("game", config.game)
+    study.set_attr("game", config.games_label)
     study.set_attr("fingerprint", config.fingerprint())
 
 

@@ -47,7 +47,7 @@ from harness.tuning.adapter import Study, Trial, TrialTaken, open_study
 from harness.tuning.events import OnEvent, PoolResized, TrialEnded, TuningProgress, ignore
 from harness.tuning.heartbeat import Heartbeat
 from harness.tuning.objectives import game_value, objective_value
-from harness.tuning.studyfile import StudyFile, opponents_label
+from harness.tuning.studyfile import StudyFile, turns_label
 from harness.tuning.validation import Validation, check_engines, database_url, run_validation
 
 if TYPE_CHECKING:
@@ -197,7 +197,8 @@ class Driver:
             trial.set_attr("driver", self.identity)
             run_id = self.db.start_run(
                 "study", self.config.game, {"study": self.config.name, "trial": trial.number, "player": spec,
-                                            "opponent": opponents_label(self.opponents), "params": weights},
+                                            "game": self.config.games_label,
+                                            "opponent": turns_label(self.opponents), "params": weights},
                 name=run_name(self.config.name, trial.number), study=self.config.name, trial=trial.number)
             keys = [match_key(s) for s in self.config.matches(spec, self.opponents, self.seeds)]
             run = _TrialRun(trial, spec, run_id, keys)

@@ -29,14 +29,16 @@ def game_value(result: MatchResult, objective: str) -> float:
     return float(result.score)
 
 
-def value_bounds(game: str, objective: str) -> tuple[float, float]:
-    """The range a per-game value can take: the game's score bounds, or 0..1 for a rate."""
+def value_bounds(games: str | Sequence[str], objective: str) -> tuple[float, float]:
+    """The range a per-game value can take in ``games`` (one spec or several): the games' score bounds
+    (the widest of them), or 0..1 for a rate."""
     if objective in ("rank1_rate", "win_rate"):
         return 0.0, 1.0
     if objective == "rank1_wins":
         return 0.0, 1.0 + WIN_BONUS
     from harness.games import load as load_game
-    return load_game(game).score_bounds()
+    bounds = [load_game(game).score_bounds() for game in ([games] if isinstance(games, str) else games)]
+    return min(low for low, _ in bounds), max(high for _, high in bounds)
 
 
 def objective_value(values: Sequence[float], objective: str) -> float:

@@ -25,7 +25,7 @@ from harness.match import MatchSpec
 from harness.tuning.objectives import OBJECTIVES
 
 __all__ = ["OBJECTIVES", "SAMPLERS", "PRUNERS", "WeightRange", "StudyFile", "parse_study_file",
-           "load_study_file", "opponent_of", "opponents_label", "spec_key"]
+           "load_study_file", "game_of", "opponent_of", "turns_label", "spec_key"]
 
 SAMPLERS = ("tpe", "random", "cmaes")
 PRUNERS = ("wilcoxon", "halving", "none")
@@ -64,7 +64,7 @@ class StudyFile:
 
     path: str
     name: str
-    game: str
+    game: str  # the first of ``game_specs``: the game of the study's runs and of tuned:<name>
     player: dict[str, Any]
     opponents: tuple[str, ...]  # they take turns by seed (``opponent_of``)
     weights: tuple[WeightRange, ...]
@@ -84,11 +84,22 @@ class StudyFile:
     params: tuple[WeightRange, ...] = ()  # searched parameters other than weights (``[params]``)
     # fixed player parameters the validation plays with instead (``[validation] player``)
     validation_player: dict[str, Any] = field(default_factory=dict)
+    # the game specs the seeds take turns over (``game_of``): a two-seat game's seats, a game's levels
+    game_specs: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.game_specs:
+            object.__setattr__(self, "game_specs", (self.game,))
 
     @property
     def opponent(self) -> str:
-        """The opponent as people read it (``opponents_label``)."""
-        return opponents_label(self.opponents)
+        """The opponent as people read it (``turns_label``)."""
+        return turns_label(self.opponents)
+
+    @property
+    def games_label(self) -> str:
+        """The game or games as people read them (``turns_label``)."""
+        return turns_label(self.game_specs)
 
     @property
     def games(self) -> int:
@@ -125,14 +136,15 @@ class StudyFile:
                            self.game).spec
 
     def matches(self, player: str, opponents: Sequence[str], seeds: Iterable[int]) -> list[MatchSpec]:
-        """The match specs of ``player`` on ``seeds``, in seed order, each against ``opponent_of`` its seed."""
-        return [MatchSpec(self.game, player, opponent_of(seed, opponents), seed, self.opening_plies)
-                for seed in seeds]
+        """The match specs of ``player`` on ``seeds``, in seed order: each seed's ``game_of`` against its
+        ``opponent_of``."""
+        return [MatchSpec(game_of(seed, self.game_specs, opponents), player, opponent_of(seed, opponents), seed,
+                          self.opening_plies) for seed in seeds]
 
     def fingerprint(self) -> str:
         """What must not change when a study resumes (the budget may)."""
         return json.dumps({
-            "game": self.game, "player": self.player,
+            "game": self.game if len(self.game_specs) == 1 else list(self.game_specs), "player": self.player,
             "opponent": self.opponents[0] if len(self.opponents) == 1 else list(self.opponents),
             "weights": [[w.name, w.low, w.high, w.log, w.choices] for w in self.weights],
             "objective": self.objective, "pruner": self.pruner, "rungs": self.rungs,
@@ -147,9 +159,16 @@ def opponent_of(seed: int, opponents: Sequence[str]) -> str:
     return opponents[seed % len(opponents)]
 
 
-def opponents_label(opponents: Sequence[str]) -> str:
-    """Opponents as people read them and runs record them: one spec, or the specs joined by ' + '."""
-    return " + ".join(opponents)
+def game_of(seed: int, games: Sequence[str], opponents: Sequence[str]) -> str:
+    """The game seed ``seed`` plays: the games take turns after a round of the opponents, so every run of
+    ``len(games) * len(opponents)`` seeds plays each game against each opponent once."""
+    return games[(seed // len(opponents)) % len(games)]
+
+
+def turns_label(specs: Sequence[str]) -> str:
+    """Specs that take turns by seed (opponents, games) as people read them and runs record them: one
+    spec, or the specs joined by ' + '."""
+    return " + ".join(specs)
 
 
 def spec_key(name: str, weights: Iterable[str]) -> str:
@@ -311,6 +330,33 @@ def _rungs(path: str, budget: dict[str, Any], pruner: str) -> tuple[int, ...]:
     return tuple(rungs)
 
 
+def _games(path: str, value: Any) -> tuple[str, ...]:
+    """``game``: one game spec, or a list of one game's configurations (seats, levels) that seeds take turns over.
+
+    Weights tuned in one seat of a two-seat game fit that seat (docs/tuning.md,
+    Chinese chess); played in both by turns they must hold in each. One game's
+    configurations only: the weights are that game's evaluation features.
+    """
+    specs = [value] if isinstance(value, str) else value
+    if not isinstance(specs, list) or not specs or not all(isinstance(spec, str) for spec in specs):
+        raise _error(path, "game", f"{value!r} is not a game spec or a non-empty list of one game's specs "
+                     "(e.g. [\"xiangqi:red\", \"xiangqi:black\"])")
+    games = []
+    for spec in specs:
+        try:
+            game_name, config = parse_spec(spec)
+            games.append(canonical_spec(game_name, config))
+        except UnknownGame as error:
+            raise _error(path, "game", str(error)) from None
+    names = {parse_spec(spec)[0] for spec in games}
+    if len(names) > 1:
+        raise _error(path, "game", f"{' and '.join(sorted(names))} are different games; a list holds one "
+                     "game's seats or levels, whose evaluation features the weights are")
+    if len(set(games)) < len(games):
+        raise _error(path, "game", "names a game configuration twice; the seeds take turns over the list")
+    return tuple(games)
+
+
 def _opponents(path: str, value: Any, game: str) -> tuple[str, ...]:
     """``opponent``: one player spec, or a list of them that the seeds take turns against.
 
@@ -382,11 +428,8 @@ def parse_study_file(text: str, path: str = "<study>") -> StudyFile:
     if not NAME_PATTERN.match(name):
         raise _error(path, "name", f"{name!r} is not a study name: letters, digits, '_', '.', '-' "
                      "(it also names the player tuned:<name>)")
-    try:
-        game_name, config = parse_spec(_typed(path, "game", data["game"], str, "a game spec"))
-    except UnknownGame as error:
-        raise _error(path, "game", str(error)) from None
-    game = canonical_spec(game_name, config)
+    game_specs = _games(path, data["game"])
+    game = game_specs[0]
 
     player = _typed(path, "player", data["player"], dict, "a table with kind and fixed parameters")
     player = dict(player)
@@ -472,7 +515,7 @@ def parse_study_file(text: str, path: str = "<study>") -> StudyFile:
         seed=seed, trials=trials, rungs=rungs, parallel=parallel, tuning_seeds=tuning,
         validation_seeds=validation, opening_plies=opening_plies,
         description=str(data.get("description", "")), text=text, params=params,
-        validation_player=validation_player)
+        validation_player=validation_player, game_specs=game_specs)
 
 
 def load_study_file(path: str | os.PathLike[str]) -> StudyFile:

@@ -20,14 +20,14 @@ from harness.interrupts import stops_unwrapped
 from harness.tuning.events import OnEvent, ValidationProgress, ignore
 from harness.tuning.objectives import game_value, value_bounds
 from harness.tuning.stored import database_url, load_stored_study, study_reference
-from harness.tuning.studyfile import StudyFile, opponent_of, opponents_label
+from harness.tuning.studyfile import StudyFile, game_of, opponent_of, turns_label
 from players.named import SpecResolver
 
 if TYPE_CHECKING:
     from harness.cluster import MatchPool
     from harness.db import Database
 
-__all__ = ["Interval", "OpponentValidation", "Validation", "VERDICTS", "validate", "recorded_validation",
+__all__ = ["GameValidation", "Interval", "OpponentValidation", "Validation", "VERDICTS", "validate", "recorded_validation",
            "run_validation", "validation_run_name"]
 
 VERDICTS = {
@@ -58,6 +58,17 @@ class OpponentValidation:
 
 
 @dataclass(frozen=True)
+class GameValidation:
+    """The validation's games in one of a study's several games (a seat, a level)."""
+
+    game: str
+    games: int
+    defaults: Interval
+    tuned: Interval
+    difference: Interval
+
+
+@dataclass(frozen=True)
 class Validation:
     """The best trial against the defaults on the validation seeds (paired by seed)."""
 
@@ -75,6 +86,7 @@ class Validation:
     named_player: str
     settings: dict[str, Any] = field(default_factory=dict)  # ``[validation] player``: what differs from the trials
     by_opponent: tuple[OpponentValidation, ...] = ()  # per opponent, when the study has several
+    by_game: tuple[GameValidation, ...] = ()  # per game (seat, level), when the study has several
 
     @property
     def verdict(self) -> str:
@@ -101,11 +113,12 @@ def _interval(values: Sequence[float], bounds: tuple[float, float] | None = None
 def _recorded_values(config: StudyFile, db: Database, runs: dict[str, tuple[str, int]],
                      opponents: tuple[str, ...]) -> dict[str, dict[int, float]]:
     """Per seed values already recorded in each validation run (label -> (spec, run id)), of games
-    between the validated player and the seed's opponent."""
+    between the validated player and the seed's opponent in the seed's game."""
     seeds = set(config.validation_seeds)
     return {label: {record.seed: game_value(record, config.objective) for record in db.matches(run_id=run_id)
                     if record.seed in seeds and record.player == spec
-                    and record.opponent == opponent_of(record.seed, opponents)}
+                    and record.opponent == opponent_of(record.seed, opponents)
+                    and record.game == game_of(record.seed, config.game_specs, opponents)}
             for label, (spec, run_id) in runs.items()}
 
 
@@ -156,7 +169,8 @@ def _validation_run(db: Database, config: StudyFile, label: str, spec: str, oppo
     if existing is not None or not create:
         return None if existing is None else existing.id
     return db.start_run("study", config.game, {"study": config.name, "validation": label, "player": spec,
-                                                "opponent": opponents_label(opponents)}, name=name,
+                                                "game": config.games_label, "opponent": turns_label(opponents)},
+                        name=name,
                         study=config.name)
 
 
@@ -195,17 +209,21 @@ def _validation(config: StudyFile, db: Database, url: str, play: Callable[..., i
         played = play(runs, values)
     values.setdefault("tuned", values["defaults"])
     seeds = list(config.validation_seeds)
-    bounds = value_bounds(config.game, config.objective)
+    bounds = value_bounds(config.game_specs, config.objective)
     by_opponent = tuple(
         OpponentValidation(opponent, *_paired(values, [s for s in seeds if opponent_of(s, opponents) == opponent],
                                               bounds))
         for opponent in opponents) if len(opponents) > 1 else ()
+    by_game = tuple(
+        GameValidation(game, *_paired(values, [s for s in seeds if game_of(s, config.game_specs, opponents) == game],
+                                      bounds))
+        for game in config.game_specs) if len(config.game_specs) > 1 else ()
     games, defaults, tuned, difference = _paired(values, seeds, bounds)
     return Validation(
-        study=config.name, game=config.game, opponent=opponents_label(opponents), objective=config.objective,
+        study=config.name, game=config.games_label, opponent=turns_label(opponents), objective=config.objective,
         best_trial=best.number, defaults_spec=defaults_spec, tuned_spec=tuned_spec, games=games,
         defaults=defaults, tuned=tuned, difference=difference, named_player=f"tuned:{config.name}",
-        settings=dict(config.validation_player), by_opponent=by_opponent), played
+        settings=dict(config.validation_player), by_opponent=by_opponent, by_game=by_game), played
 
 
 def _paired(values: dict[str, dict[int, float]], seeds: list[int],

@@ -137,8 +137,8 @@ def create_app(db_url: str | None = None) -> Starlette:
         from harness import report
         view = report.study_view(request.path_params["study"], url)
         validation = view.validation
-        return {"format": "harness.study/1", "name": view.config.name, "game": view.config.game,
-                "opponent": view.config.opponent, "opponents": list(view.config.opponents),
+        return {"format": "harness.study/1", "name": view.config.name, "game": view.config.games_label,
+                "games": list(view.config.game_specs), "opponent": view.config.opponent, "opponents": list(view.config.opponents),
                 "objective": view.config.objective, "counts": view.counts,
                 "best": view.best, "trials": report.trial_rows(view.trials),
                 "validation": None if validation is None else {
