@@ -23,6 +23,9 @@ from rich.progress import Progress, TaskID
 
 PIPED_WIDTH = 10_000  # wide enough for any line the harness prints
 LOG_EVERY_S = 60.0  # a logged task's line at least this often while it advances
+# the ETA's pace is measured over this window: rich's default (30 s) sees no pace at all in a
+# task whose steps are minutes apart (a study's games at full budget) and shows no ETA
+SPEED_WINDOW_S = 3600.0
 
 
 def output_console(stderr: bool = False) -> Console:
@@ -37,7 +40,7 @@ class LoggedProgress(Progress):
     """A rich ``Progress``; on a console that is not a terminal, each task also prints its line as it goes."""
 
     def __init__(self, *columns: Any, every_s: float = LOG_EVERY_S, **options: Any) -> None:
-        super().__init__(*columns, **options)
+        super().__init__(*columns, **({"speed_estimate_period": SPEED_WINDOW_S} | options))
         self._logs = not self.disable and not self.console.is_terminal
         self._every_s = every_s
         self._logged: dict[TaskID, tuple[int, float]] = {}  # the tenth and the time of each task's last line

@@ -324,7 +324,7 @@ class TournamentReport:
         rate = self.games_per_second
         lines = [f"run {self.run_id} ({self.config.mode}, {self.config.game}): {self.recorded}/"
                  f"{self.planned} games recorded, {self.played} played now in {self.seconds:.1f}s "
-                 f"({rate:.1f} games/s)"
+                 f"({rate_text(rate)})"
                  + (f", lost workers replaced: {self.workers_replaced}" if self.workers_replaced else "")]
         if self.sprt is not None:
             lines.append(self.sprt.describe())
@@ -345,6 +345,11 @@ def games_per_second(played: int, seconds: float) -> float:
     return played / seconds if seconds > 0 else 0.0
 
 
+def rate_text(rate: float) -> str:
+    """A rate as the bar and the summary show it: three significant digits (0.0283 for games minutes long)."""
+    return f"{rate:.3g} games/s"
+
+
 class _RateColumn(ProgressColumn):
     """Games played by this call per second since the bar started (as the summary counts them)."""
 
@@ -353,7 +358,7 @@ class _RateColumn(ProgressColumn):
         if not elapsed:
             return Text("-- games/s")
         played = int(task.completed) - int(task.fields.get("resumed", 0))
-        return Text(f"{games_per_second(played, elapsed):.1f} games/s")
+        return Text(rate_text(games_per_second(played, elapsed)))
 
 
 def _progress(console: Console | None) -> Progress:

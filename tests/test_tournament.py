@@ -265,12 +265,13 @@ def test_cli_json_and_quiet_print_one_summary_line_and_no_progress(tmp_path, cap
 def test_the_bar_and_the_summary_compute_the_rate_the_same_way():
     from rich.progress import Progress
 
-    from harness.tournament import _RateColumn, games_per_second
+    from harness.tournament import _RateColumn, games_per_second, rate_text
     with Progress(disable=True) as progress:
         task_id = progress.add_task("t", total=10, completed=4, resumed=4)
         progress.advance(task_id, 3)
         progress.stop_task(task_id)  # a fixed elapsed time for both computations
         task = progress.tasks[0]
         shown = _RateColumn().render(task).plain
-    assert shown == f"{games_per_second(3, task.elapsed):.1f} games/s"
+    assert shown == rate_text(games_per_second(3, task.elapsed))
     assert games_per_second(0, 0.0) == 0.0
+    assert rate_text(10 / 354) == "0.0282 games/s" and rate_text(116.94) == "117 games/s"  # slow runs show a rate
