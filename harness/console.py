@@ -8,9 +8,9 @@ results to stdout.
 A live progress bar draws nothing on a console that is not a terminal (a
 ``nohup`` log, a batch job, CI) until it stops, so hours of work would show
 no sign of life; ``LoggedProgress`` prints a task's line there instead, each
-time it passes a tenth of its total and at least once a minute while it
-advances (a task with no total, a live game, once a minute while it is
-updated).
+time it passes a tenth of its total and at least once a minute while it is
+updated (a study's trials bar moves its games count long before a trial
+ends; a live game's line its actions).
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ class LoggedProgress(Progress):
         last_tenth, last_time = self._logged.setdefault(task_id, (0, now))
         if task.finished and not self.live.transient:
             return  # the display prints its last state when it stops
-        moving = task.completed > 0 or task.total is None  # a task with no total shows its steps in its text
-        if moving and (tenth > last_tenth or now - last_time >= self._every_s):
+        # on the minute whenever updated: a task's text can move before its count (a study's games, a live game)
+        if tenth > last_tenth or now - last_time >= self._every_s:
             self._logged[task_id] = (tenth, now)
             self.console.print(self.make_tasks_table([task]))

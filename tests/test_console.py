@@ -54,16 +54,17 @@ def test_a_log_gets_a_line_at_each_tenth_and_the_last_state_once():
     assert lines_of(out) == [f"games {done}/20" for done in range(2, 21, 2)]
 
 
-def test_a_transient_display_still_logs_its_end_and_time_alone_paces_an_open_task():
+def test_a_transient_display_still_logs_its_end_and_time_alone_paces_a_task_whose_text_moves_first():
     bar, out = logged(transient=True, every_s=0.0)
     with bar:
         counted = bar.add_task("steps", total=None)
-        bar.update(counted, description="steps")  # no total, nothing counted: its text is its progress
-        for _ in range(3):
+        for _ in range(2):
             bar.update(counted, advance=1)
+        trials = bar.add_task("trials", total=20)
+        bar.update(trials, description="trials (7 games)")  # a study: games played, no trial ended yet
         ends = bar.add_task("games", total=4)
         bar.update(ends, completed=4)
-    assert lines_of(out) == ["steps 0/?", "steps 1/?", "steps 2/?", "steps 3/?", "games 4/4"]
+    assert lines_of(out) == ["steps 1/?", "steps 2/?", "trials (7 games) 0/20", "games 4/4"]
 
 
 def test_a_disabled_display_and_a_terminal_print_no_log_lines():
