@@ -579,11 +579,9 @@ def tune(study: str, trials: int | None, workers: int | None, address: str | Non
     console = output_console()
     view = None
     try:
-        from rich.console import Console
-
         from harness import tuning, tuning_view
         from harness.db import database_exists, mask_url
-        view = tuning_view.TuneView(Console(stderr=True))
+        view = tuning_view.TuneView(output_console(stderr=True))
         if validate_only:
             if not database_exists(tuning.database_url(db_url)):  # checked before anything opens (and creates) it
                 raise click.UsageError(f"no results database at {mask_url(tuning.database_url(db_url))}; "
@@ -871,8 +869,6 @@ def tournament(game: str | None, players: tuple[str, ...], opponent: str | None,
     """
     import json
 
-    from rich.console import Console
-
     from harness.db.queries import leaderboard_document, ratings_document
     from harness.dbsource import DatabaseSource
     from harness.tournament import run_tournament
@@ -880,7 +876,7 @@ def tournament(game: str | None, players: tuple[str, ...], opponent: str | None,
         report = run_tournament(game, players, opponent, round_robin=round_robin, ladder=ladder, games=games,
                                 seed_start=seed_start, opening_plies=opening_plies, sprt=sprt, workers=workers,
                                 address=address, run_name=run_name, resume=resume, allow_engines=allow_engines,
-                                console=None if quiet else Console(stderr=True), database=source)
+                                console=None if quiet else output_console(stderr=True), database=source)
         if as_json:
             click.echo(json.dumps(report.to_dict()))
             return 130 if report.interrupted else 0

@@ -80,7 +80,7 @@ from rich.console import Console
 from rich.progress import MofNCompleteColumn, Progress
 from rich.table import Table
 
-from harness.console import LoggedProgress
+from harness.console import LoggedProgress, output_console
 from harness.games import load as load_game
 from harness.match import MatchResult, MatchSpec, build_result, play_match
 from harness.ratings import bounded_mean_interval, mean_interval
@@ -319,7 +319,7 @@ def evaluate(rows: list[Row], matches: int, workers: int, results_file: Path | N
             todo.setdefault(source.key, (source, []))[1].append((index, spec))
     if play and todo:
         progress = LoggedProgress(*Progress.get_default_columns(), MofNCompleteColumn(),
-                                  console=Console(stderr=True), transient=True)
+                                  console=output_console(stderr=True), transient=True)
         with progress, multiprocessing.get_context("fork").Pool(workers) as pool:
             task = progress.add_task("matches", total=len(todo))
             for key, result in pool.imap_unordered(_play, [(key, spec) for key, (spec, _) in todo.items()],
