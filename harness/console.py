@@ -28,6 +28,12 @@ LOG_EVERY_S = 60.0  # a logged task's line at least this often while it advances
 SPEED_WINDOW_S = 3600.0
 
 
+def rate_text(rate: float) -> str:
+    """Games per second as bars and summaries show it: three significant digits (0.0283 for games minutes
+    long, where a fixed two decimals would read 0.00)."""
+    return f"{rate:.3g} games/s"
+
+
 def output_console(stderr: bool = False) -> Console:
     """A console for a command's output (stdout, or stderr for progress): never wrapped when piped."""
     console = Console(stderr=stderr)

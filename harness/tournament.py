@@ -41,7 +41,7 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, ProgressColu
                            TextColumn, TimeElapsedColumn, TimeRemainingColumn)
 from rich.text import Text
 
-from harness.console import LoggedProgress
+from harness.console import LoggedProgress, rate_text
 from harness.cluster import open_pool
 from harness.db import Database
 from harness.dbsource import DatabaseSource
@@ -343,11 +343,6 @@ class TournamentReport:
 def games_per_second(played: int, seconds: float) -> float:
     """Games played per second of wall time: one formula for the bar and the summary."""
     return played / seconds if seconds > 0 else 0.0
-
-
-def rate_text(rate: float) -> str:
-    """A rate as the bar and the summary show it: three significant digits (0.0283 for games minutes long)."""
-    return f"{rate:.3g} games/s"
 
 
 class _RateColumn(ProgressColumn):

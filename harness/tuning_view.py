@@ -17,7 +17,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from harness.console import LoggedProgress
+from harness.console import LoggedProgress, rate_text
 from harness.tuning import (VERDICTS, PoolResized, TrialEnded, TuneSummary, TuningProgress, Validation,
                             ValidationProgress)
 
@@ -47,14 +47,14 @@ class TuneView:
         if isinstance(event, TuningProgress):
             best = "-" if event.best_value is None else f"{event.best_value:.2f} (#{event.best_trial})"
             rate = event.games / event.seconds if event.seconds > 0 else 0.0
-            detail = (f"trials  best {best}  {rate:.2f} games/s  {event.trials_in_flight} in flight "
+            detail = (f"trials  best {best}  {rate_text(rate)}  {event.trials_in_flight} in flight "
                       f"on {event.workers} workers")
             if self.tuning_task is None:
                 self.tuning_task = progress.add_task("tuning", total=event.trials_target, detail=detail)
             progress.update(self.tuning_task, completed=event.trials_done, total=event.trials_target, detail=detail)
         elif isinstance(event, ValidationProgress):
             rate = event.games_done / event.seconds if event.seconds > 0 else 0.0
-            detail = f"games  {rate:.2f} games/s"
+            detail = f"games  {rate_text(rate)}"
             if self.validation_task is None:
                 self.validation_task = progress.add_task("validation", total=event.games_total, detail=detail)
             progress.update(self.validation_task, completed=event.games_done, detail=detail)
@@ -81,7 +81,7 @@ def summary_lines(summary: TuneSummary) -> list[str]:
     lines = [f"study {summary.study}: {summary.trials_complete} complete, {summary.trials_pruned} pruned, "
              f"{summary.trials_failed} failed; best {best}",
              f"tuning: {summary.games} games played ({summary.reused_games} reused from the database) in "
-             f"{summary.seconds:.0f}s, {rate:.2f} games/s on {summary.workers} workers"]
+             f"{summary.seconds:.0f}s, {rate_text(rate)} on {summary.workers} workers"]
     if summary.validation is not None:
         lines.append(f"validation: {summary.validation_games} games played in {summary.validation_seconds:.0f}s")
     return lines

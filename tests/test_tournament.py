@@ -265,7 +265,8 @@ def test_cli_json_and_quiet_print_one_summary_line_and_no_progress(tmp_path, cap
 def test_the_bar_and_the_summary_compute_the_rate_the_same_way():
     from rich.progress import Progress
 
-    from harness.tournament import _RateColumn, games_per_second, rate_text
+    from harness.console import rate_text
+    from harness.tournament import _RateColumn, games_per_second
     with Progress(disable=True) as progress:
         task_id = progress.add_task("t", total=10, completed=4, resumed=4)
         progress.advance(task_id, 3)
