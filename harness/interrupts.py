@@ -68,16 +68,14 @@ def stop_on_signals() -> Iterator[None]:
 
     sys.unraisablehook = unraisable
     # lastResort prints when no handler is configured (the CLI), the root's handlers when some are
-    handlers = [logging.lastResort, *logging.getLogger().handlers]
+    handlers = [h for h in (logging.lastResort, *logging.getLogger().handlers) if h is not None]
     for handler in handlers:
-        if handler is not None:
-            handler.addFilter(_not_from_a_stop)
+        handler.addFilter(_not_from_a_stop)
     try:
         yield
     finally:
         for handler in handlers:
-            if handler is not None:
-                handler.removeFilter(_not_from_a_stop)
+            handler.removeFilter(_not_from_a_stop)
         sys.unraisablehook = hook
         for sig, handler in previous.items():
             signal.signal(sig, handler)

@@ -64,7 +64,8 @@ class StudyFile:
 
     path: str
     name: str
-    game: str  # the first of ``game_specs``: the game of the study's runs and of tuned:<name>
+    # the game specs the seeds take turns over (``game_of``): one, or a two-seat game's seats, a game's levels
+    game_specs: tuple[str, ...]
     player: dict[str, Any]
     opponents: tuple[str, ...]  # they take turns by seed (``opponent_of``)
     weights: tuple[WeightRange, ...]
@@ -84,12 +85,11 @@ class StudyFile:
     params: tuple[WeightRange, ...] = ()  # searched parameters other than weights (``[params]``)
     # fixed player parameters the validation plays with instead (``[validation] player``)
     validation_player: dict[str, Any] = field(default_factory=dict)
-    # the game specs the seeds take turns over (``game_of``): a two-seat game's seats, a game's levels
-    game_specs: tuple[str, ...] = ()
 
-    def __post_init__(self) -> None:
-        if not self.game_specs:
-            object.__setattr__(self, "game_specs", (self.game,))
+    @property
+    def game(self) -> str:
+        """The first of ``game_specs``: the game of the study's runs and of ``tuned:<name>``."""
+        return self.game_specs[0]
 
     @property
     def opponent(self) -> str:
@@ -341,14 +341,14 @@ def _games(path: str, value: Any) -> tuple[str, ...]:
     if not isinstance(specs, list) or not specs or not all(isinstance(spec, str) for spec in specs):
         raise _error(path, "game", f"{value!r} is not a game spec or a non-empty list of one game's specs "
                      "(e.g. [\"xiangqi:red\", \"xiangqi:black\"])")
-    games = []
+    games, names = [], set()
     for spec in specs:
         try:
             game_name, config = parse_spec(spec)
-            games.append(canonical_spec(game_name, config))
         except UnknownGame as error:
             raise _error(path, "game", str(error)) from None
-    names = {parse_spec(spec)[0] for spec in games}
+        games.append(canonical_spec(game_name, config))
+        names.add(game_name)
     if len(names) > 1:
         raise _error(path, "game", f"{' and '.join(sorted(names))} are different games; a list holds one "
                      "game's seats or levels, whose evaluation features the weights are")
@@ -510,12 +510,12 @@ def parse_study_file(text: str, path: str = "<study>") -> StudyFile:
     validation_player = _validation_player(path, data.get("validation", {}), player, game, params)
 
     return StudyFile(
-        path=path, name=name, game=game, player=player, opponents=opponents, weights=weights,
+        path=path, name=name, game_specs=game_specs, player=player, opponents=opponents, weights=weights,
         objective=objective, sampler=sampler, pruner=pruner, p_threshold=float(p_threshold),
         seed=seed, trials=trials, rungs=rungs, parallel=parallel, tuning_seeds=tuning,
         validation_seeds=validation, opening_plies=opening_plies,
         description=str(data.get("description", "")), text=text, params=params,
-        validation_player=validation_player, game_specs=game_specs)
+        validation_player=validation_player)
 
 
 def load_study_file(path: str | os.PathLike[str]) -> StudyFile:

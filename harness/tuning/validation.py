@@ -27,8 +27,8 @@ if TYPE_CHECKING:
     from harness.cluster import MatchPool
     from harness.db import Database
 
-__all__ = ["GameValidation", "Interval", "OpponentValidation", "Validation", "VERDICTS", "validate", "recorded_validation",
-           "run_validation", "validation_run_name"]
+__all__ = ["GameValidation", "Interval", "OpponentValidation", "Validation", "VERDICTS", "validate",
+           "recorded_validation", "run_validation", "validation_run_name"]
 
 VERDICTS = {
     "better": "the 95% interval of the paired difference lies above 0",
