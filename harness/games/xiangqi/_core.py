@@ -28,6 +28,7 @@ import numpy as np
 from numba import njit
 
 from harness.errors import NotationError
+from harness.games.compiled import hot_path
 
 WIDTH = 11
 NSQ = 16 * WIDTH
@@ -127,7 +128,7 @@ def setup(cells, side, board, slot_of, plist, st):
     return True
 
 
-@njit(cache=True)
+@hot_path
 def make(board, slot_of, plist, st, move):
     """Play ``move`` in place; returns the undo word for ``unmake``."""
     fr = move >> 8
@@ -151,7 +152,7 @@ def make(board, slot_of, plist, st, move):
     return undo
 
 
-@njit(cache=True)
+@hot_path
 def unmake(board, slot_of, plist, st, move, undo):
     """Take back ``move`` played by ``make`` that returned ``undo``."""
     fr = move >> 8
@@ -173,7 +174,7 @@ def unmake(board, slot_of, plist, st, move, undo):
     st[SIDE] ^= 1
 
 
-@njit(cache=True)
+@hot_path
 def is_attacked(board, target, side):
     """Whether the pieces of ``1 - side`` attack ``target`` (the general of ``side``).
 
@@ -216,7 +217,7 @@ def is_attacked(board, target, side):
     return False
 
 
-@njit(cache=True)
+@hot_path
 def in_check(board, plist, side):
     """Whether the general of ``side`` is attacked (False once it is captured)."""
     king = plist[side * 16]
@@ -225,7 +226,7 @@ def in_check(board, plist, side):
     return is_attacked(board, king, side)
 
 
-@njit(cache=True)
+@hot_path
 def generate(board, plist, side, moves):
     """Write every pseudo-legal move of ``side`` into ``moves``; returns how many.
 
@@ -324,7 +325,7 @@ def generate(board, plist, side, moves):
     return n
 
 
-@njit(cache=True)
+@hot_path
 def may_expose(move, king, checked):
     """Whether ``move`` could leave its own general (on ``king``) attacked, so needs testing.
 
@@ -347,7 +348,7 @@ def may_expose(move, king, checked):
     return d == NORTH + WEST or d == NORTH + EAST or d == SOUTH + WEST or d == SOUTH + EAST
 
 
-@njit(cache=True)
+@hot_path
 def may_check(move, general):
     """Whether a quiet ``move`` could give check to the other side's general (on ``general``), so needs testing.
 
@@ -373,7 +374,7 @@ def may_check(move, general):
     return False
 
 
-@njit(cache=True)
+@hot_path
 def make_legal(board, slot_of, plist, st, move, king, checked, pseudo):
     """Play ``move`` if it is legal and return its undo word; else leave the position and return -1.
 
@@ -389,7 +390,7 @@ def make_legal(board, slot_of, plist, st, move, king, checked, pseudo):
     return undo
 
 
-@njit(cache=True)
+@hot_path
 def generate_legal(board, slot_of, plist, st, moves, pseudo):
     """Write the legal moves of the side to move into ``moves``; returns how many.
 
@@ -416,7 +417,7 @@ def generate_legal(board, slot_of, plist, st, moves, pseudo):
     return kept
 
 
-@njit(cache=True)
+@hot_path
 def perft(board, slot_of, plist, st, depth, buffers, ply):
     """The number of legal (strict) move sequences of length ``depth``."""
     moves = buffers[ply]

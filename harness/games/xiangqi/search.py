@@ -41,6 +41,7 @@ from numba import njit
 
 from harness.errors import IllegalAction
 from harness.games import Rules, State
+from harness.games.compiled import hot_path
 from harness.games.xiangqi import _core as core
 from harness.games.xiangqi._core import (ADVISOR, CANNON, CHARIOT, COL_OF_SQUARE, ELEPHANT, GENERAL, HASH,
                                          HORSE, OFF, MAX_MOVES, NSQ, OWN_HALF, ROW_OF_SQUARE, SIDE, SOLDIER,
@@ -161,7 +162,7 @@ REDUCTION = np.array([[max(1, int(0.5 + np.log(d) * np.log(m) / 2.0)) if d and m
                       for d in range(64)], dtype=np.int64)
 
 
-@njit(cache=True)
+@hot_path
 def _line_threats(board, king, owner):
     """Enemy pieces on the general's four lines: chariots with at most one piece between and cannons with
     at most two (``exposed_general``), and of those the cannons with none between (``empty_cannon``)."""
@@ -247,7 +248,7 @@ def _piece_flags() -> np.ndarray:
 PIECE_FLAGS = _piece_flags()
 
 
-@njit(cache=True)
+@hot_path
 def _static_value(board, plist, weights, values):
     """Red's value in pawns without the move counts: material, piece squares, safety, pieces over the
     river, the general's open lines, pieces left hanging, and the early, late and attack corrections
@@ -302,7 +303,7 @@ def _static_value(board, plist, weights, values):
     return score
 
 
-@njit(cache=True)
+@hot_path
 def _add_mobility(score, board, plist, side, weights, moves):
     """Red's ``score`` plus the move counts' value (all moves, and by horse, chariot and cannon): the
     dearest part of the evaluation, since it generates both sides' moves. Added in one fixed order so a
@@ -336,7 +337,7 @@ def _add_mobility(score, board, plist, side, weights, moves):
     return score, n
 
 
-@njit(cache=True)
+@hot_path
 def evaluate(board, plist, side, weights, values, moves):
     """The static value for ``side`` (to move) in pawns: material, piece squares, safety, mobility,
     pieces over the river, the general's open lines and pieces left hanging."""
@@ -344,14 +345,14 @@ def evaluate(board, plist, side, weights, values, moves):
     return score if side == 0 else -score
 
 
-@njit(cache=True)
+@hot_path
 def _mobility_bound(weights):
     """The most the move counts can add or take (``LAZY_MOVES`` moves of each counted kind)."""
     return LAZY_MOVES * (abs(weights[W_MOBILITY]) + abs(weights[W_HORSE_MOBILITY])
                          + abs(weights[W_CHARIOT_MOBILITY]) + abs(weights[W_CANNON_MOBILITY]))
 
 
-@njit(cache=True)
+@hot_path
 def _order(board, moves, scores, n, tt_move, killers, history, ply, ordering):
     """Keys: the table's move, captures by MVV-LVA, then (with ``ordering``) killers and history."""
     for i in range(n):
@@ -372,7 +373,7 @@ def _order(board, moves, scores, n, tt_move, killers, history, ply, ordering):
             scores[i] = history[m >> 8, m & 255]
 
 
-@njit(cache=True)
+@hot_path
 def _pick(moves, scores, start, n):
     """Move the best-scored remaining move to ``start`` (selection sort, one step)."""
     best = start
@@ -385,7 +386,7 @@ def _pick(moves, scores, start, n):
     return moves[start]
 
 
-@njit(cache=True)
+@hot_path
 def _time_up(info):
     """Count a node (``info[0]``); set the stop flag ``info[2]`` once the budget ``info[1]`` is spent."""
     info[0] += 1
@@ -394,7 +395,7 @@ def _time_up(info):
     return info[2] != 0
 
 
-@njit(cache=True)
+@hot_path
 def quiesce(board, slot_of, plist, st, alpha, beta, ply, weights, values, info, move_buf, score_buf, pseudo,
             techniques, checks):
     """Captures only (all evasions when in check) until the position is quiet.
@@ -489,7 +490,7 @@ def quiesce(board, slot_of, plist, st, alpha, beta, ply, weights, values, info, 
     return best
 
 
-@njit(cache=True)
+@hot_path
 def _piece_value(code, weights):
     """A piece's material weight for capture pruning (the general priceless)."""
     kind = code & 7
@@ -498,7 +499,7 @@ def _piece_value(code, weights):
     return weights[KIND_WEIGHT[kind]] if kind != 0 else 0.0
 
 
-@njit(cache=True)
+@hot_path
 def _store(tt_key, tt_move, tt_value, tt_depth, tt_flag, slot, key, move, value, depth, flag, keep_pv):
     """Write a table entry; with ``keep_pv`` an exact entry is only replaced by an exact or deeper one,
     so the principal variation survives the null-window searches around it."""
@@ -511,7 +512,7 @@ def _store(tt_key, tt_move, tt_value, tt_depth, tt_flag, slot, key, move, value,
     tt_flag[slot] = flag
 
 
-@njit(cache=True)
+@hot_path
 def _has_pieces(board, plist, side):
     """Whether ``side`` has a chariot, horse or cannon (a null move is unsafe without one)."""
     for i in range(1, 16):
@@ -523,7 +524,7 @@ def _has_pieces(board, plist, side):
     return False
 
 
-@njit(cache=True)
+@hot_path
 def negamax(board, slot_of, plist, st, depth, alpha, beta, ply, weights, values, info, move_buf, score_buf,
             tt_key, tt_move, tt_value, tt_depth, tt_flag, killers, history, pseudo, game_ply, techniques):
     """The value of the position for the side to move, searched ``depth`` plies deep.
