@@ -62,6 +62,10 @@ half the games for both tables; ``--verify`` plays such rows for real.
 ``--paired FILE=SPEC`` judges a candidate the way a change to a player is
 judged here: each row's stored matches beside SPEC's stored matches in FILE
 on the same seeds, with the paired score difference and its interval.
+
+Ctrl-C or SIGTERM stops the pool (its workers with it: none plays on
+unseen) and exits with 130; what is lost is the matches in flight, and the
+same command resumes from FILE.
 """
 
 from __future__ import annotations
@@ -70,6 +74,7 @@ import argparse
 import json
 import multiprocessing
 import os
+import signal
 import sys
 import time
 from dataclasses import dataclass
@@ -82,6 +87,7 @@ from rich.table import Table
 
 from harness.console import LoggedProgress, output_console
 from harness.games import load as load_game
+from harness.interrupts import stop_on_signals
 from harness.match import MatchResult, MatchSpec, build_result, play_match
 from harness.ratings import bounded_mean_interval, mean_interval
 from harness.replay import replay_states
@@ -320,7 +326,7 @@ def evaluate(rows: list[Row], matches: int, workers: int, results_file: Path | N
     if play and todo:
         progress = LoggedProgress(*Progress.get_default_columns(), MofNCompleteColumn(),
                                   console=output_console(stderr=True), transient=True)
-        with progress, multiprocessing.get_context("fork").Pool(workers) as pool:
+        with progress, _pool(workers) as pool:
             task = progress.add_task("matches", total=len(todo))
             for key, result in pool.imap_unordered(_play, [(key, spec) for key, (spec, _) in todo.items()],
                                                    chunksize=1):
@@ -398,7 +404,7 @@ def verify(rows: list[Row], matches: int, results_file: Path, count: int, worker
     if not chosen:
         raise SystemExit(f"eval_players: --verify: {results_file} holds none of these rows' matches")
     fields = ("outcome", "reason", "score", "plies", "actions")
-    with multiprocessing.get_context("fork").Pool(workers) as pool:
+    with _pool(workers) as pool:
         replays = pool.map(_play, chosen, chunksize=1)
 
     def differs(played: MatchResult, kept: MatchResult) -> bool:
@@ -406,6 +412,17 @@ def verify(rows: list[Row], matches: int, results_file: Path, count: int, worker
         return (any(getattr(played, name) != getattr(kept, name) for name in fields)
                 or {name: played.counters.get(name) for name in kept.counters} != kept.counters)
     return len(chosen), [result.key for _, result in replays if differs(result, stored[result.key])]
+
+
+def _pool(workers: int) -> Any:
+    """Forked workers that leave a stop to the driver: Ctrl-C reaches the driver, which ends the pool
+    (``terminate``, SIGTERM), and a worker then dies without a traceback of its own."""
+    return multiprocessing.get_context("fork").Pool(workers, initializer=_worker_signals)
+
+
+def _worker_signals() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _play(item: tuple[Any, MatchSpec]) -> tuple[Any, MatchResult]:
@@ -580,4 +597,11 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        with stop_on_signals():
+            code = main()
+    except KeyboardInterrupt:
+        print("eval_players: stopped; the matches finished are kept in --results, and the same command resumes",
+              file=sys.stderr)
+        code = 130
+    sys.exit(code)

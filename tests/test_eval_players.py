@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
+import signal
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -190,3 +194,32 @@ def test_paired_rows_of_two_games_name_their_game_and_rates_keep_two_decimals(sc
     assert "| xiangqi: `random` | 2 |" in table and "| xiangqi:black: `random` | 2 |" in table
     mean = rows[-1]["difference"][0]
     assert f"| {mean:+.2f} [" in table
+
+
+def test_sigterm_stops_the_pool_and_the_same_command_resumes(tmp_path):
+    """A stop ends the workers too (none plays on unseen after the driver is gone), exits 130, and leaves
+    whole lines only."""
+    path = tmp_path / "results.jsonl"
+    command = [sys.executable, str(ROOT / "scripts" / "eval_players.py"), "totality", "--ladder", "--player",
+               "greedy", "--rung", "gbot:depth=3,eval=material", "--matches", "5000", "--workers", "2",
+               "--results", str(path), "--json"]
+    driver = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not (path.is_file() and path.read_text().count("\n") >= 3) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        workers = Path(f"/proc/{driver.pid}/task/{driver.pid}/children").read_text().split()
+        assert len(workers) == 2
+        driver.send_signal(signal.SIGTERM)
+        _, err = driver.communicate(timeout=60)
+    finally:
+        driver.kill()
+    assert driver.returncode == 130
+    assert "stopped; the matches finished are kept in --results, and the same command resumes" in err
+    assert "Traceback" not in err
+    for pid in workers:
+        with pytest.raises(ProcessLookupError):
+            os.kill(int(pid), 0)
+    kept = path.read_text()
+    assert kept.endswith("\n") and 3 <= kept.count("\n") < 5000
+    assert all(json.loads(line)["player"] == "greedy" for line in kept.splitlines())
