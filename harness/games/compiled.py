@@ -7,8 +7,8 @@ inline. A search node passes a dozen arrays (board, piece lists, tables,
 buffers) through several calls, so in Chinese chess's search the counting
 was a quarter of the profile (``perf`` over a 1,250,000-node search) and
 kept LLVM from optimising across the calls; compiled without it the same
-search visits the same nodes, to the last value, 40-60% sooner
-(``docs/players.md``, Speed).
+search visits the same nodes, to the last value, at about 45% more nodes a
+second (``docs/players.md``, Speed).
 
 A function compiled this way must not allocate (numba refuses to compile
 it) and must not return an array or a view (numba would not catch that: the
