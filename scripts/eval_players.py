@@ -87,7 +87,8 @@ from rich.table import Table
 
 from harness.console import LoggedProgress, output_console
 from harness.games import load as load_game
-from harness.interrupts import stop_on_signals
+from harness.interrupts import check as check_interrupted
+from harness.interrupts import stop_on_signals, stops_unwrapped
 from harness.match import MatchResult, MatchSpec, build_result, play_match
 from harness.ratings import bounded_mean_interval, mean_interval
 from harness.replay import replay_states
@@ -336,6 +337,7 @@ def evaluate(rows: list[Row], matches: int, workers: int, results_file: Path | N
                 for index, spec in todo[key][1]:
                     keep(index, spec, result)
                 progress.advance(task)
+                check_interrupted()  # a stop Python swallowed (harness.interrupts) ends the run here
     return [{"label": row.label, "game": row.game, "player": row.player, "opponent": row.opponent,
              **summarise(results[index])} for index, row in enumerate(rows) if results[index] or play]
 
@@ -598,7 +600,7 @@ def main() -> int:
 
 if __name__ == "__main__":
     try:
-        with stop_on_signals():
+        with stop_on_signals(), stops_unwrapped():  # a stop that came wrapped in another error is a stop
             code = main()
     except KeyboardInterrupt:
         print("eval_players: stopped; the matches finished are kept in --results, and the same command resumes",

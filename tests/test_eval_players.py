@@ -196,7 +196,7 @@ def test_paired_rows_of_two_games_name_their_game_and_rates_keep_two_decimals(sc
     assert f"| {mean:+.2f} [" in table
 
 
-def test_sigterm_stops_the_pool_and_the_same_command_resumes(tmp_path):
+def test_sigterm_ends_the_workers_with_the_driver_and_keeps_whole_lines(tmp_path):
     """A stop ends the workers too (none plays on unseen after the driver is gone), exits 130, and leaves
     whole lines only."""
     path = tmp_path / "results.jsonl"
