@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import inspect
 import time
+from collections.abc import Callable
+from dataclasses import replace
 
 from harness.errors import SpecError
 from harness.games import Action, Rules, State
 from players import search as searches
 from players.base import Limits, Param, Player
 from players.features import weight_vector
+
+
+# The parameters that only decide when a move is searched longer (``budget``).
+BUDGET_RULES = ("behind", "extend")
 
 
 class AlphaBetaPlayer(Player):
@@ -36,14 +42,23 @@ class AlphaBetaPlayer(Player):
                                             "adaptive_null, static_null, late_move_pruning and (candidates) "
                                             "capture_pruning, futility, lazy_eval, quiescence_checks; "
                                             "Totality's pvs, aspiration, keep_pv; for measuring what each gains"),
+        "behind": Param(float, None, "search extend times the budget (nodes, or the spec's own time) when the "
+                                     "side to move is at least this much material behind, settled (games whose "
+                                     "search measures it: Chinese chess, in textbook pawns)", minimum=0.0),
+        "extend": Param(int, 4, "how many times the budget a move gets when behind= holds", minimum=1),
     }
+
+    def check_game(self, rules: Rules) -> None:
+        """Raise SpecError now, before any match, if ``behind`` is given for a game that cannot measure it."""
+        if self.params["behind"] is not None:
+            self._deficit(rules)
 
     def choose(self, rules: Rules, state: State, limits: Limits | None = None) -> Action:
         return self.search(rules, state, limits).action
 
     def search(self, rules: Rules, state: State, limits: Limits | None = None) -> searches.SearchResult:
         """Run the search and return its full result (action, value, depth, nodes)."""
-        bounds = self.limits().merged(limits)
+        bounds = self.budget(rules, state, limits)
         deadline = time.monotonic() + bounds.time if bounds.time is not None else None
         search = searches.module(rules.name).search
         extra = {}
@@ -59,6 +74,40 @@ class AlphaBetaPlayer(Player):
         return search(rules, state, weight_vector(rules.name, self.weights),
                       depth=bounds.depth, nodes=bounds.nodes, deadline=deadline,
                       seed=self.rng.randrange(2**31), **extra)
+
+    def budget(self, rules: Rules, state: State, limits: Limits | None = None) -> Limits:
+        """The limits this move is searched with: the spec's, overridden by ``limits``, extended when behind.
+
+        A caller's time (a clock's share, ``harness live --move-time``) is the
+        caller's to spend and is never extended; the spec's nodes and time are.
+        """
+        bounds = self.limits().merged(limits)
+        factor = self.extension(rules, state)
+        if factor == 1:
+            return bounds
+        own_time = limits is None or limits.time is None
+        return replace(bounds, nodes=bounds.nodes * factor if bounds.nodes is not None else None,
+                       time=bounds.time * factor if bounds.time is not None and own_time else bounds.time)
+
+    def extension(self, rules: Rules, state: State) -> int:
+        """How many times its budget this move gets: ``extend`` when ``behind`` holds in ``state``, else 1.
+
+        The trigger reads the position alone, so a game in which it never holds
+        is played move for move as without ``behind``.
+        """
+        if self.params["behind"] is None:
+            return 1
+        return self.params["extend"] if self._deficit(rules)(rules, state) >= self.params["behind"] else 1
+
+    @staticmethod
+    def _deficit(rules: Rules) -> Callable[[Rules, State], float]:
+        deficit = getattr(searches.module(rules.name), "material_deficit", None)
+        if deficit is None:
+            with_one = [name for name in searches.available()
+                        if hasattr(searches.module(name), "material_deficit")]
+            raise SpecError(f"alphabeta: {rules.name} has no settled material measure (behind=...); "
+                            f"games with one: {', '.join(with_one)}")
+        return deficit
 
 
 def technique_bits(table: dict[str, int], text: str) -> int:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Rename the player of stored match lines (a ``--results`` file of eval_players.py) to another spec.
 
-Usage: scripts/rename_player.py SOURCE TARGET --player OLD --as NEW
+Usage: scripts/rename_player.py SOURCE TARGET --player OLD --as NEW [--same-budget]
 
 For when two specs play the same games: a candidate that becomes ``strong``
 (its lines become ``strong``'s), or ``strong`` before a change (its lines get
@@ -9,6 +9,12 @@ the explicit spec it played as, so they still replay). Each line's key is
 recomputed for the new spec; lines of other players are copied unchanged.
 Nothing checks that the games are the same: run ``eval_players.py --verify``
 on TARGET afterwards, which replays stored matches and names any that differ.
+
+``--same-budget`` is for a change to when alpha-beta searches longer (its
+``behind`` and ``extend``), nothing else: NEW plays a stored game of OLD move
+for move wherever it gives every one of the player's moves the same budget,
+which the stored actions show without a search. Only those lines are renamed;
+OLD's other lines are left out of TARGET, so a resumed run plays them again.
 """
 
 from __future__ import annotations
@@ -18,17 +24,25 @@ import json
 import sys
 from pathlib import Path
 
+from harness.games import Rules, load
 from harness.match import MatchSpec
 import players
+from players.alphabeta import BUDGET_RULES, AlphaBetaPlayer
 
 
-def rename(source: Path, target: Path, old: str, new: str) -> int:
-    """Write ``source``'s lines to ``target`` with ``old``'s matches renamed to ``new``; return how many."""
+def rename(source: Path, target: Path, old: str, new: str, same_budget: bool = False) -> int:
+    """Write ``source``'s lines to ``target`` with ``old``'s matches renamed to ``new``; return how many.
+
+    With ``same_budget`` only the matches ``new`` would search with ``old``'s budget at every move are
+    renamed, and ``old``'s others are left out.
+    """
     old, new = players.load(old).spec, players.load(new).spec
     lines, renamed = [], 0
     for line in source.read_text().splitlines():
         result = json.loads(line)
         if players.load(result["player"]).spec == old:
+            if same_budget and not budgets_agree(result, old, new):
+                continue
             result["player"] = new
             result["key"] = MatchSpec(result["game"], new, result["opponent"], result["seed"],
                                       result["opening_plies"]).key
@@ -38,19 +52,54 @@ def rename(source: Path, target: Path, old: str, new: str) -> int:
     return renamed
 
 
+def budgets_agree(result: dict, old: str, new: str) -> bool:
+    """Whether ``new`` gives each of the player's moves in the stored match ``result`` ``old``'s budget.
+
+    Raises:
+        ValueError: a spec that is not alpha-beta, or two that differ in more than when they search longer.
+    """
+    rules = load(result["game"])
+    first, second = searcher(old, rules), searcher(new, rules)
+    if _without_budget_rules(first) != _without_budget_rules(second):
+        raise ValueError(f"--same-budget: {old} and {new} differ in more than {', '.join(BUDGET_RULES)}")
+    state = rules.initial_state()
+    for ply, action in enumerate(result["actions"]):
+        if ply >= result["opening_plies"] and rules.to_move(state) == rules.user_side \
+                and first.budget(rules, state) != second.budget(rules, state):
+            return False
+        state = rules.apply(state, action)
+    return True
+
+
+def searcher(spec: str, rules: Rules) -> AlphaBetaPlayer:
+    """The alpha-beta player ``spec`` plays as in ``rules`` (``strong`` resolved)."""
+    player = players.load(spec)
+    player = player.player_for(rules) if hasattr(player, "player_for") else player
+    if not isinstance(player, AlphaBetaPlayer):
+        raise ValueError(f"--same-budget compares alpha-beta budgets; {spec} is not alpha-beta")
+    return player
+
+
+def _without_budget_rules(player: AlphaBetaPlayer) -> tuple[dict, dict]:
+    return {k: v for k, v in player.params.items() if k not in BUDGET_RULES}, player.weights
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("source", type=Path)
     parser.add_argument("target", type=Path)
     parser.add_argument("--player", required=True, metavar="OLD", help="the player spec the lines have")
     parser.add_argument("--as", dest="new", required=True, metavar="NEW", help="the spec to give them")
+    parser.add_argument("--same-budget", action="store_true",
+                        help="rename only the matches NEW searches with OLD's budget at every move (alpha-beta's "
+                             "behind and extend); leave OLD's others out")
     args = parser.parse_args()
     if not args.source.is_file():
         parser.error(f"{args.source}: no such results file")
     if args.target.exists():
         parser.error(f"{args.target} exists: give a new file (nothing is overwritten)")
     try:
-        count = rename(args.source, args.target, args.player, args.new)
+        count = rename(args.source, args.target, args.player, args.new, args.same_budget)
     except ValueError as error:  # a spec that does not load (SpecError is a ValueError)
         parser.error(str(error))
     print(f"rename_player: {count} matches renamed; check them with eval_players.py --verify", file=sys.stderr)

@@ -223,3 +223,21 @@ def test_sigterm_ends_the_workers_with_the_driver_and_keeps_whole_lines(tmp_path
     kept = path.read_text()
     assert kept.endswith("\n") and 3 <= kept.count("\n") < 5000
     assert all(json.loads(line)["player"] == "greedy" for line in kept.splitlines())
+
+
+def test_same_budget_renames_only_the_games_a_longer_search_when_behind_leaves_as_they_were(script, tmp_path):
+    spec = importlib.util.spec_from_file_location("rename_player", ROOT / "scripts" / "rename_player.py")
+    rename_player = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(rename_player)
+    old, new = "alphabeta:depth=60,nodes=300", "alphabeta:behind=2,depth=60,nodes=300"
+    source, target = tmp_path / "old.jsonl", tmp_path / "new.jsonl"
+    script.evaluate([script.Row("old", "xiangqi", old, "gbot:depth=1")], 6, 1, source)
+    kept = rename_player.rename(source, target, old, new, same_budget=True)
+    assert 0 < kept < 6  # some games went a settled soldier or more behind at the player's turn, some never did
+    moved = [script.Row("new", "xiangqi", new, "gbot:depth=1")]
+    assert script.verify(moved, 6, target, kept, 1) == (kept, [])  # the kept games replay move for move
+    (summary,) = script.evaluate(moved, 6, 1, target)
+    assert summary["matches"] == 6 and len(target.read_text().splitlines()) == 6  # the others played again
+    with pytest.raises(ValueError, match="differ in more than behind, extend"):
+        rename_player.rename(source, tmp_path / "no.jsonl", old, "alphabeta:behind=2,depth=60,nodes=400",
+                             same_budget=True)

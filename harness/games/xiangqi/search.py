@@ -50,7 +50,7 @@ from harness.games.xiangqi._core import (ADVISOR, CANNON, CHARIOT, COL_OF_SQUARE
                                          unmake)
 from harness.games.xiangqi import MOVE_LIMIT
 from harness.games.xiangqi.features import (ATTACKERS, FEATURES, FULL_PHASE, PHASE_WEIGHTS, TEXTBOOK,
-                                            correction_tables, square_table)
+                                            correction_tables, material, square_table)
 from harness.games.gamekit import SearchResult, feature_index
 
 _MATERIAL = {"soldier_advance": 0.0, "piece_square": 0.0, "mobility": 0.0, "general_safety": 0.0}
@@ -829,6 +829,19 @@ def search(rules: Rules, state: State, weights: np.ndarray, *, depth: int | None
     action = {"from": [int(source) // 9, int(source) % 9], "to": [int(target) // 9, int(target) % 9]}
     return SearchResult(action=action, value=float(value if value > -INFINITY else 0.0), depth=int(completed),
                         nodes=int(info[0]))
+
+
+def material_deficit(rules: Rules, state: State) -> float:
+    """How many textbook pawns the side to move is behind, once settled: 0 right after a capture.
+
+    A capture may be about to be answered (an exchange half played), so a
+    deficit counts only when the last move captured nothing (``halfmove`` of at
+    least 1): what alpha-beta's ``behind`` reads to search longer in a game
+    that is going wrong, and never in the middle of an even exchange.
+    """
+    if state.halfmove == 0:
+        return 0.0
+    return max(0.0, -material(rules, state, state.side))
 
 
 def rollout(rules: Rules, state: State, seed: int) -> tuple[str, float]:
