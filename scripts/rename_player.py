@@ -22,10 +22,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from functools import cache
 from pathlib import Path
 
-from harness.games import Rules, load
+from harness.games import load
 from harness.match import MatchSpec
+from harness.replay import replay_states
 import players
 from players.alphabeta import BUDGET_RULES, AlphaBetaPlayer
 
@@ -58,26 +60,33 @@ def budgets_agree(result: dict, old: str, new: str) -> bool:
     Raises:
         ValueError: a spec that is not alpha-beta, or two that differ in more than when they search longer.
     """
-    rules = load(result["game"])
-    first, second = searcher(old, rules), searcher(new, rules)
-    if _without_budget_rules(first) != _without_budget_rules(second):
-        raise ValueError(f"--same-budget: {old} and {new} differ in more than {', '.join(BUDGET_RULES)}")
-    state = rules.initial_state()
-    for ply, action in enumerate(result["actions"]):
+    first, second = searchers(old, new, result["game"])
+    for ply, ((rules, state, _, _), action) in enumerate(zip(replay_states(result["game"], result["actions"]),
+                                                              result["actions"])):
         if ply >= result["opening_plies"] and rules.to_move(state) == rules.user_side \
                 and first.budget(rules, state) != second.budget(rules, state):
             return False
-        state = rules.apply(state, action)
     return True
 
 
-def searcher(spec: str, rules: Rules) -> AlphaBetaPlayer:
-    """The alpha-beta player ``spec`` plays as in ``rules`` (``strong`` resolved)."""
-    player = players.load(spec)
-    player = player.player_for(rules) if hasattr(player, "player_for") else player
-    if not isinstance(player, AlphaBetaPlayer):
-        raise ValueError(f"--same-budget compares alpha-beta budgets; {spec} is not alpha-beta")
-    return player
+@cache
+def searchers(old: str, new: str, game: str) -> tuple[AlphaBetaPlayer, AlphaBetaPlayer]:
+    """The alpha-beta players ``old`` and ``new`` play as in ``game`` (``strong`` resolved), checked once a game.
+
+    Raises:
+        ValueError: a spec that is not alpha-beta, or two that differ in more than when they search longer.
+    """
+    rules = load(game)
+    pair = []
+    for spec in (old, new):
+        player = players.load(spec)
+        player = player.player_for(rules) if hasattr(player, "player_for") else player
+        if not isinstance(player, AlphaBetaPlayer):
+            raise ValueError(f"--same-budget compares alpha-beta budgets; {spec} is not alpha-beta")
+        pair.append(player)
+    if _without_budget_rules(pair[0]) != _without_budget_rules(pair[1]):
+        raise ValueError(f"--same-budget: {old} and {new} differ in more than {', '.join(BUDGET_RULES)}")
+    return pair[0], pair[1]
 
 
 def _without_budget_rules(player: AlphaBetaPlayer) -> tuple[dict, dict]:

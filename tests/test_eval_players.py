@@ -28,6 +28,14 @@ def script():
 
 
 @pytest.fixture
+def rename_player():
+    spec = importlib.util.spec_from_file_location("rename_player", ROOT / "scripts" / "rename_player.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture
 def rows(script):
     return [script.Row("greedy vs random", "totality", "greedy", "random"),
             script.Row("random vs greedy", "totality:easy", "random", "greedy")]
@@ -134,10 +142,7 @@ def test_rung_keeps_only_the_named_rungs_and_names_the_valid_ones(script):
         script.ladder_rows("ravenward", "greedy", ["gbot:depth=9"])
 
 
-def test_renamed_lines_replay_under_the_spec_they_now_name(script, tmp_path):
-    spec = importlib.util.spec_from_file_location("rename_player", ROOT / "scripts" / "rename_player.py")
-    rename_player = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(rename_player)
+def test_renamed_lines_replay_under_the_spec_they_now_name(script, rename_player, tmp_path):
     from players.strong import strong_spec
     plain = strong_spec("ravenward", nodes=2000)  # the alpha-beta spec strong:nodes=2000 plays as
     rows = [script.Row("strong vs random", "ravenward", "strong:nodes=2000", "random"),
@@ -225,10 +230,8 @@ def test_sigterm_ends_the_workers_with_the_driver_and_keeps_whole_lines(tmp_path
     assert all(json.loads(line)["player"] == "greedy" for line in kept.splitlines())
 
 
-def test_same_budget_renames_only_the_games_a_longer_search_when_behind_leaves_as_they_were(script, tmp_path):
-    spec = importlib.util.spec_from_file_location("rename_player", ROOT / "scripts" / "rename_player.py")
-    rename_player = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(rename_player)
+def test_same_budget_renames_only_the_games_a_longer_search_when_behind_leaves_as_they_were(script, rename_player,
+                                                                                            tmp_path):
     old, new = "alphabeta:depth=60,nodes=300", "alphabeta:behind=2,depth=60,nodes=300"
     source, target = tmp_path / "old.jsonl", tmp_path / "new.jsonl"
     script.evaluate([script.Row("old", "xiangqi", old, "gbot:depth=1")], 6, 1, source)
