@@ -25,8 +25,8 @@ from players.base import Limits, Param, Player
 LIVE_SECONDS = 2.0
 
 
-def strong_settings(game: str) -> dict[str, int]:
-    """The alpha-beta settings (``depth``, ``nodes``) of the strong player of ``game`` (its kit's ``strong``).
+def strong_settings(game: str) -> dict[str, float]:
+    """The alpha-beta settings (``depth``, ``nodes``, ...) of the strong player of ``game`` (its kit's ``strong``).
 
     Raises:
         UnknownGame: not a registered game.

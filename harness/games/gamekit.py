@@ -83,8 +83,9 @@ class GameKit(Protocol):
             chance), for MCTS's evaluation-guided leaves.
         board_shape: (rows, columns) of the board a live observation may show,
             or None when the game is not read from observations.
-        strong: the alpha-beta settings (``depth``, ``nodes``) the ``strong``
-            player plays with, or None for a game without one.
+        strong: the alpha-beta settings (``depth``, ``nodes``, any other
+            alpha-beta parameter such as ``behind``) the ``strong`` player
+            plays with, or None for a game without one.
         gameboard_slug: the game's slug on the Gameboard API, or None when
             the stateless loop does not serve it.
     """
@@ -93,7 +94,7 @@ class GameKit(Protocol):
     features: dict[str, Feature]
     eval_scale: float
     board_shape: tuple[int, int] | None
-    strong: dict[str, int] | None
+    strong: dict[str, float] | None
     gameboard_slug: str | None
 
     def make_rules(self, **config: str) -> Any:
@@ -128,7 +129,7 @@ class Kit:
     features: dict[str, Feature]
     eval_scale: float
     board_shape: tuple[int, int] | None
-    strong: dict[str, int] | None
+    strong: dict[str, float] | None
     gameboard_slug: str | None
     rules: Callable[..., Any]  # make_rules(**config)
     search_module: str  # the module that satisfies ``GameSearch``

@@ -12,11 +12,11 @@ from players.base import Limits
 from players.strong import strong_settings, strong_spec
 
 
-@pytest.mark.parametrize("game", ["ravenward", "totality:easy", "xiangqi:black"])
-def test_strong_stands_for_uncapped_alphabeta_with_the_games_node_budget_or_a_time(game):
+@pytest.mark.parametrize("game, extra", [("ravenward", ""), ("totality:easy", ""), ("xiangqi:black", "behind=4,")])
+def test_strong_stands_for_uncapped_alphabeta_with_the_games_node_budget_or_a_time(game, extra):
     settings = strong_settings(game)
-    assert strong_spec(game) == f"alphabeta:depth={settings['depth']},nodes={settings['nodes']}"
-    assert strong_spec(game, live=True) == f"alphabeta:depth={settings['depth']},time=2"
+    assert strong_spec(game) == f"alphabeta:{extra}depth={settings['depth']},nodes={settings['nodes']}"
+    assert strong_spec(game, live=True) == f"alphabeta:{extra}depth={settings['depth']},time=2"
     assert strong_spec(game, nodes=500).endswith("nodes=500")
     assert players.load("strong:nodes=500").spec == "strong:nodes=500"
 

@@ -20,8 +20,9 @@ KIT = Kit(
     # The evaluation is in pawns: one and a half of them make one logistic unit.
     eval_scale=1.5,
     board_shape=(10, 9),
-    # The alpha-beta settings of ``strong`` (about one second a move; docs/players.md, Strength).
-    strong={"depth": 60, "nodes": 1_250_000},
+    # The alpha-beta settings of ``strong`` (about one second a move; docs/players.md, Strength),
+    # searching four times as long when a horse or more behind, settled (docs/players.md, Chinese chess).
+    strong={"depth": 60, "nodes": 1_250_000, "behind": 4},
     # played on the seat platform (harness arena), not the stateless loop
     gameboard_slug=None,
     rules=make_rules,
