@@ -3,7 +3,6 @@ write, and its stored matches can be replayed to prove they are not stale."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import signal
@@ -14,25 +13,21 @@ from pathlib import Path
 
 import pytest
 
+from tests.scripts import script_module
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
 def script():
-    spec = importlib.util.spec_from_file_location("eval_players", ROOT / "scripts" / "eval_players.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses and the worker pool look the module up by name
-    spec.loader.exec_module(module)
-    yield module
-    del sys.modules[spec.name]
+    with script_module("eval_players") as module:
+        yield module
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def rename_player():
-    spec = importlib.util.spec_from_file_location("rename_player", ROOT / "scripts" / "rename_player.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    with script_module("rename_player") as module:
+        yield module
 
 
 @pytest.fixture

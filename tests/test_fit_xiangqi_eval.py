@@ -3,7 +3,6 @@ Fairy-Stockfish reads stored positions once (kept across runs), and bad input is
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -14,6 +13,7 @@ import pytest
 
 from harness.games.xiangqi.features import correction_tables, square_table
 from harness.match import MatchSpec, play_match
+from tests.scripts import script_module
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "scripts" / "fit_xiangqi_eval.py"
@@ -21,10 +21,8 @@ SCRIPT = ROOT / "scripts" / "fit_xiangqi_eval.py"
 
 @pytest.fixture(scope="module")
 def script():
-    spec = importlib.util.spec_from_file_location("fit_xiangqi_eval", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    with script_module("fit_xiangqi_eval") as module:
+        yield module
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
