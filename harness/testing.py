@@ -161,7 +161,9 @@ def check_kit(name: str, positions: int = 6, seed: int = 0) -> None:
         assert feature.low < feature.high, f"{name}: {key} has an empty range"
     assert declared.eval_scale > 0, f"{name}: eval_scale must be positive"
     if declared.strong is not None:
+        from players.alphabeta import AlphaBetaPlayer
         assert {"depth", "nodes"} <= set(declared.strong), f"{name}: strong needs a depth and a node budget"
+        assert set(declared.strong) <= set(AlphaBetaPlayer.PARAMS), f"{name}: strong names a setting alpha-beta lacks"
     search = declared.search
     assert search.GBOT, f"{name}: no G-Bot stand-in level"
     assert {"material", "default"} <= set(search.GBOT_EVALS), f"{name}: the ladder needs material and default"
