@@ -183,6 +183,15 @@ class Player:
         return Limits(**{name: self.params.get(name) for name in ("depth", "nodes", "iterations", "time")
                          if name in self.params})
 
+    def budget(self, rules: Rules, state: State, limits: Limits | None = None) -> Limits:
+        """The limits this move gets: the spec's, overridden by ``limits``.
+
+        The same every move here; a player that spends more on some moves
+        (alpha-beta's ``behind``) says so, so that a caller capping its time
+        (the seat client's clock) can leave it that room.
+        """
+        return self.limits().merged(limits)
+
     def choose(self, rules: Rules, state: State, limits: Limits | None = None) -> Action:
         """Return one legal action for the side to move in ``state``."""
         raise NotImplementedError

@@ -89,6 +89,9 @@ class StrongPlayer(Player):
         player.rng = self.rng
         return player
 
+    def budget(self, rules: Rules, state: State, limits: Limits | None = None) -> Limits:
+        return self.player_for(rules).budget(rules, state, limits)
+
     def choose(self, rules: Rules, state: State, limits: Limits | None = None) -> Action:
         if limits is not None and limits.time is not None and self.params["time"] is None:
             # a per-move time from the caller (harness live --move-time): the time form, no node cap

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 from harness.errors import ProtocolError
-from harness.games import Action, Rules, load as load_game
+from harness.games import Action, Rules, State, load as load_game
 from harness.live.board import SIDES, fen_board
 from harness.live.http import HttpClient, RateLimiter, RefusedRequest, RetryPolicy, check_url
 from harness.live.session import ambiguity_counters
@@ -43,6 +43,18 @@ from harness.match import MatchResult, build_result
 from players import Limits, Player, load as load_player
 
 FINISHED = ("finished", "done", "over", "ended", "closed")
+
+
+def clock_limits(player: Player, rules: Rules, state: State | None, share: float) -> Limits:
+    """A move's limits under the clock: the player's own time for this move, capped by the clock's ``share``.
+
+    The player's own time is read for the position (``Player.budget``), so a
+    spec that spends longer on some moves (alpha-beta's ``behind``) gets that
+    room where the clock leaves it; a player with no time of its own gets the
+    share. ``state`` is None when the position to move from is not known.
+    """
+    own = (player.limits() if state is None else player.budget(rules, state)).time
+    return Limits(time=share if own is None else min(own, share))
 
 
 @dataclass(frozen=True)
@@ -350,19 +362,18 @@ class SeatGame:
     def _choose(self, listed: list[Any] | None) -> Action:
         """The player's move by the deadline, else the fallback: never later than the clock allows.
 
-        The player gets ``clock_fraction`` of the time left as its own limit
-        (a deepening search stops there with its best move so far); it runs
+        The player gets ``clock_fraction`` of the time left as its limit, or
+        its own time for this move where that is shorter (:func:`clock_limits`;
+        a deepening search stops there with its best move so far); it runs
         in a thread while a 1-ply fallback is found, and whatever it has not
         answered by :meth:`deadline` is not waited for.
         """
         deadline = self.deadline()
         budget = max(0.01, deadline - time.monotonic())
-        limits = Limits(time=max(0.01, budget * self.config.clock_fraction))
-        own = self.player.limits().time
-        if own is not None:
-            limits = Limits(time=min(own, limits.time))
-        candidates = list(self.tracker.candidates)
         best = self.tracker.best
+        ours = best.state if best is not None and self._our_turn_locally() else None
+        limits = clock_limits(self.player, self.rules, ours, max(0.01, budget * self.config.clock_fraction))
+        candidates = list(self.tracker.candidates)
         known = listed if listed is not None else \
             (self.rules.legal_actions(best.state) if self._our_turn_locally() else [])
         rules, player, rng, fields = self.rules, self.player, self.tracker.rng, self.tracker.fields

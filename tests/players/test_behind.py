@@ -15,6 +15,7 @@ from harness.cli import main as cli_main
 from harness.errors import SpecError
 from harness.games import load
 from harness.games.xiangqi.search import material_deficit
+from harness.live.seat import clock_limits
 from players.base import Limits
 
 RULES = load("xiangqi")
@@ -63,6 +64,17 @@ def test_a_callers_time_is_never_extended_the_specs_own_is():
     nodes = players.load("alphabeta:nodes=1000,behind=4,extend=3")
     assert nodes.budget(RULES, state).nodes == 3000
     assert nodes.budget(RULES, state, Limits(nodes=500)).nodes == 1500
+
+
+def test_under_a_clock_a_move_behind_gets_its_longer_own_time_as_far_as_the_clocks_share():
+    timed, behind, level = players.load("strong:time=2"), RULES.from_fen(HORSE_DOWN), RULES.from_fen(JUST_TAKEN)
+    assert timed.budget(RULES, behind).time == 8.0 and timed.budget(RULES, level).time == 2.0
+    assert clock_limits(timed, RULES, behind, share=20.0).time == 8.0
+    assert clock_limits(timed, RULES, behind, share=5.0).time == 5.0  # the clock caps the longer search
+    assert clock_limits(timed, RULES, level, share=20.0).time == 2.0
+    assert clock_limits(timed, RULES, None, share=20.0).time == 2.0  # the position unknown: the spec's own time
+    for untimed in ("strong", "greedy"):  # no time of its own: the clock's share
+        assert clock_limits(players.load(untimed), RULES, behind, share=5.0).time == 5.0
 
 
 @pytest.mark.parametrize("game", ["ravenward", "totality"])
