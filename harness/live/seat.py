@@ -374,8 +374,7 @@ class SeatGame:
         ours = best.state if best is not None and self._our_turn_locally() else None
         limits = clock_limits(self.player, self.rules, ours, max(0.01, budget * self.config.clock_fraction))
         candidates = list(self.tracker.candidates)
-        known = listed if listed is not None else \
-            (self.rules.legal_actions(best.state) if self._our_turn_locally() else [])
+        known = listed if listed is not None else (self.rules.legal_actions(ours) if ours is not None else [])
         rules, player, rng, fields = self.rules, self.player, self.tracker.rng, self.tracker.fields
         started = time.perf_counter()
         busy = self.thinking is not None and not self.thinking.done.is_set()
