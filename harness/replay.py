@@ -8,7 +8,7 @@ players (DESIGN.md's layer table).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 
 from harness.games import Action, Rules, State
 from harness.games import load as load_game
@@ -31,6 +31,21 @@ def replay_states(game: str, actions: Iterable[Action]) -> Iterator[tuple[Rules,
         who = "player" if rules.to_move(state) == rules.user_side else "opponent"
         state = rules.apply(state, action)
         yield rules, state, action, who
+
+
+def player_choices(game: str, actions: Sequence[Action],
+                   opening_plies: int = 0) -> Iterator[tuple[Rules, State, Action]]:
+    """The positions of a recorded game where the player chose its move, with the move it played, in order.
+
+    The first ``opening_plies`` actions were the match's random opening, not the
+    player's choice, so they are skipped (``MatchSpec.opening_plies``).
+
+    Raises:
+        IllegalAction: a recorded action is not legal (the engine changed since).
+    """
+    for ply, ((rules, state, _, _), action) in enumerate(zip(replay_states(game, actions), actions)):
+        if ply >= opening_plies and rules.to_move(state) == rules.user_side:
+            yield rules, state, action
 
 
 def replay_lines(result: MatchResult) -> Iterator[str]:

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from harness.games import load
 from harness.match import MatchSpec
-from harness.replay import replay_states
+from harness.replay import player_choices
 import players
 from players.alphabeta import BUDGET_RULES, AlphaBetaPlayer
 
@@ -61,12 +61,8 @@ def budgets_agree(result: dict, old: str, new: str) -> bool:
         ValueError: a spec that is not alpha-beta, or two that differ in more than when they search longer.
     """
     first, second = searchers(old, new, result["game"])
-    for ply, ((rules, state, _, _), action) in enumerate(zip(replay_states(result["game"], result["actions"]),
-                                                              result["actions"])):
-        if ply >= result["opening_plies"] and rules.to_move(state) == rules.user_side \
-                and first.budget(rules, state) != second.budget(rules, state):
-            return False
-    return True
+    return all(first.budget(rules, state) == second.budget(rules, state)
+               for rules, state, _ in player_choices(result["game"], result["actions"], result["opening_plies"]))
 
 
 @cache

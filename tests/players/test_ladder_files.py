@@ -11,21 +11,27 @@ a budget a fifth smaller may not (Chinese chess's first twelve moves stay the sa
 
 from __future__ import annotations
 
+from functools import cache
+from itertools import islice
 from pathlib import Path
 
 import pytest
 
 import players
-from harness.replay import replay_states
+from harness.replay import player_choices
 from harness.results import read_results_file
 
 LADDER = Path(__file__).parents[2] / "docs" / "ladder"
 OUR_MOVES = 3
 
 
+@cache
+def _rows(file: str) -> list[dict]:
+    return read_results_file(LADDER / file)[0]
+
+
 def _stored(file: str, game: str, opponent: str, seed: int) -> dict:
-    rows = read_results_file(LADDER / file)[0]
-    return next(row for row in rows if (row["game"], row["player"], row["opponent"], row["seed"])
+    return next(row for row in _rows(file) if (row["game"], row["player"], row["opponent"], row["seed"])
                 == (game, "strong", opponent, seed))
 
 
@@ -39,13 +45,9 @@ def test_todays_strong_plays_the_first_moves_of_its_stored_ladder_game(file, gam
     row = _stored(file, game, opponent, seed=0)
     player = players.load("strong", game)
     player.reset(row["seed"])
-    played = []
     try:
-        for index, (rules, state, _, _) in enumerate(replay_states(game, row["actions"])):
-            if len(played) == OUR_MOVES or index == len(row["actions"]):
-                break
-            if index >= row["opening_plies"] and rules.to_move(state) == rules.user_side:
-                played.append((player.choose(rules, state), row["actions"][index]))
+        played = [(player.choose(rules, state), action) for rules, state, action
+                  in islice(player_choices(game, row["actions"], row["opening_plies"]), OUR_MOVES)]
     finally:
         player.close()
     assert len(played) == OUR_MOVES
