@@ -58,10 +58,15 @@ still under way; each row shows how many matches it has).
 ``--same-games totality:easy=totality`` answers the easy rows by replaying
 the stored wise matches under the easy rules (neither the players nor any
 rung reads Totality's level, so a seed plays the same game at both levels):
-half the games for both tables; ``--verify`` plays such rows for real.
+half the games for both tables; ``--verify`` plays such rows for real. The
+easy rows are then the wise games rescored (x 0.6, floored), not more
+samples: report them beside the wise rows, never pooled with them.
 ``--paired FILE=SPEC`` judges a candidate the way a change to a player is
 judged here: each row's stored matches beside SPEC's stored matches in FILE
-on the same seeds, with the paired score difference and its interval.
+on the same seeds, with the paired score difference and its interval, per
+row and pooled; the pooled row counts each distinct game once (pairs whose
+games have the same seed and move list under two levels are one sample), so
+with ``totality totality:easy`` it pools the wise games only.
 
 Ctrl-C or SIGTERM stops the pool (its workers with it: none plays on
 unseen) and exits with 130; what is lost is the matches in flight, and the
@@ -347,8 +352,10 @@ def paired(rows: list[Row], matches: int, results_file: Path, baseline_file: Pat
 
     How a change to a player is judged: the same seeds (the same openings)
     played by both, and the mean of the per-seed score differences with its
-    95% interval. Rows without any pair are left out; a last row pools all
-    the pairs.
+    95% interval. Rows without any pair are left out; a last row pools the
+    pairs, each distinct game once (``distinct_pairs``): Totality's easy rows
+    are the wise games rescored, not more samples, so they are not pooled with
+    them; the pooled row's ``rescored`` counts the pairs so left out.
     """
     stored, kept = load_results(results_file), load_results(baseline_file)
     baseline = players.load(baseline).spec
@@ -368,10 +375,34 @@ def paired(rows: list[Row], matches: int, results_file: Path, baseline_file: Pat
                     "this": summarise([a for a, _ in pairs]), "baseline": summarise([b for _, b in pairs]),
                     "difference": list(mean_interval(differences))})
     if len(out) > 1:
-        out.append({"label": "all rows", "game": "", "opponent": "all rows", "pairs": len(every),
-                    "this": summarise([a for a, _ in every]), "baseline": summarise([b for _, b in every]),
-                    "difference": list(mean_interval([a.score - b.score for a, b in every]))})
+        distinct = distinct_pairs(every)
+        out.append({"label": "all rows", "game": "", "opponent": "all rows", "pairs": len(distinct),
+                    "rescored": len(every) - len(distinct),
+                    "this": summarise([a for a, _ in distinct]), "baseline": summarise([b for _, b in distinct]),
+                    "difference": list(mean_interval([a.score - b.score for a, b in distinct]))})
     return out
+
+
+def distinct_pairs(pairs: list[tuple[MatchResult, MatchResult]]) -> list[tuple[MatchResult, MatchResult]]:
+    """The pairs with each distinct game once, the first kept in row order (``totality totality:easy`` keeps
+    the wise games).
+
+    Two pairs are one sample when both sides played the same game: the same game (any
+    configuration of it, such as Totality's level, which only rescores the end), players,
+    opponent, seed, opening plies and move list. Totality's easy rows under ``--same-games``
+    are exactly that, the wise games rescored x 0.6; pooled with the wise rows they
+    would count every game twice, and the interval would be as narrow as twice the games'.
+    """
+    def game(result: MatchResult) -> tuple:
+        return (load_game(result.game).name, result.player, result.opponent, result.seed,
+                result.opening_plies, json.dumps(result.actions))
+    seen, kept = set(), []
+    for a, b in pairs:
+        key = (game(a), game(b))
+        if key not in seen:
+            seen.add(key)
+            kept.append((a, b))
+    return kept
 
 
 def paired_markdown(rows: list[dict], player: str, baseline: str) -> str:
@@ -390,6 +421,8 @@ def paired_markdown(rows: list[dict], player: str, baseline: str) -> str:
     for row in rows:
         mean, low, high = row["difference"]
         name = row["opponent"] if row["opponent"] == "all rows" else f"`{row['opponent']}`"
+        if row.get("rescored"):
+            name = f"all rows, each game once ({row['rescored']} rescored pairs not pooled)"
         if len(games) > 1 and row["opponent"] != "all rows":
             name = f"{row['game']}: {name}"
         lines.append(f"| {name} | {row['pairs']} | {wdl(row['baseline'])} | {wdl(row['this'])} "
@@ -507,10 +540,12 @@ def main() -> int:
     parser.add_argument("--paired", metavar="FILE=SPEC",
                         help="with --results: also compare each row, seed by seed, with SPEC's stored matches "
                              "in FILE (the player a candidate would replace): W/D/L, means and the paired "
-                             "score difference with its 95%% interval")
+                             "score difference with its 95%% interval, per row and pooled (each distinct game "
+                             "once: rescored games, as --same-games makes, are not pooled again)")
     parser.add_argument("--same-games", action="append", default=[], metavar="GAME=BASE",
                         help="with --results: GAME's rows replay the stored matches of BASE instead of playing "
-                             "(games that differ only in scoring: totality:easy=totality)")
+                             "(games that differ only in scoring: totality:easy=totality); GAME's rows are then "
+                             "BASE's games rescored, not more samples, and no pooled figure counts them again")
     args = parser.parse_args()
     if args.rung and not args.ladder:
         parser.error("--rung needs --ladder")

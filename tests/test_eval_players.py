@@ -181,6 +181,28 @@ def test_paired_compares_each_row_seed_by_seed_with_a_stored_baseline(script, tm
     assert "| all rows | 6 |" in table and "| `random` | 3 |" in table   # one game: rows named by opponent
 
 
+def test_paired_pools_each_game_once_not_the_easy_rows_that_rescore_the_wise_games(script, tmp_path):
+    """Under --same-games the easy rows are the wise games rescored (the same seeds and move lists):
+    the pooled row counts those games once, with the wise scores, and says how many pairs it left out."""
+    levels, opponents, same = ("totality", "totality:easy"), ("random", "gbot:depth=1"), {"totality:easy": "totality"}
+    files = {}
+    for player in ("greedy", "random"):
+        files[player] = tmp_path / f"{player}.jsonl"
+        script.evaluate([script.Row(f"{player} {o} {g}", g, player, o) for g in levels for o in opponents], 3, 1,
+                        files[player], same_games=same)
+    candidate = [script.Row(f"greedy {o} {g}", g, "greedy", o) for g in levels for o in opponents]
+    *rows, pooled = script.paired(candidate, 3, files["greedy"], files["random"], "random")
+    assert [r["pairs"] for r in rows] == [3, 3, 3, 3] and pooled["label"] == "all rows"
+    assert pooled["pairs"] == 6 and pooled["rescored"] == 6  # not 12: the easy pairs are the wise games again
+    scores = {(r["player"], r["opponent"], r["seed"]): r["score"] for path in files.values()
+              for r in map(json.loads, path.read_text().splitlines()) if r["game"] == "totality"}
+    wise = [scores["greedy", o, seed] - scores["random", o, seed] for o in opponents for seed in range(3)]
+    assert pooled["difference"] == pytest.approx(list(script.mean_interval(wise)))
+    assert pooled["this"]["matches"] == 6 and pooled["baseline"]["matches"] == 6
+    table = script.paired_markdown([*rows, pooled], "greedy", "random")
+    assert "| all rows, each game once (6 rescored pairs not pooled) | 6 |" in table
+
+
 def test_paired_rows_of_two_games_name_their_game_and_rates_keep_two_decimals(script, tmp_path):
     """Chinese chess's two seats against one rung are two rows; the table must tell them apart, and a
     rank-1 share shows the hundredths a lost game in twenty moves."""
