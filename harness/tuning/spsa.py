@@ -193,9 +193,11 @@ def spsa_point(settings: SpsaSettings, weights: Sequence[WeightRange], start: Ma
         settings: the perturbation and step.
         weights: the searched weights (any other weight stays fixed in the player).
         start: the incumbent's weights (a searched weight it leaves out starts at its default).
-        told: slot -> value of the finished slots. Both slots of a pair must be
-            given what was told when the pair's first slot was asked for
-            (``pair_told``); slots told later are ignored only if left out.
+        told: slot -> value of the finished slots. Slots from the pair's own
+            on are never used, but both slots of a pair must be given what was
+            told when its first slot was asked for (``pair_told``): an
+            iteration finished in between would move the θ the minus point
+            straddles.
         slot: 0..T−1.
 
     Returns:
