@@ -557,13 +557,20 @@ def format_interval(low: float | None, high: float | None, number: str = "{:.3f}
 @workers_option
 @address_option
 @db_option
-@click.option("--validate", "validate_only", is_flag=True, help="Only validate STUDY's best trial against the defaults.")
-@click.option("--stale-after", type=click.IntRange(2), default=120, show_default=True, help="Seconds without a heartbeat after which another driver's trial counts as abandoned.")
+@click.option("--validate", "validate_only", is_flag=True, help="Only race STUDY's finalists and confirm the winner against the incumbent (read back when played).")
+@click.option("--stale-after", type=click.IntRange(2), default=120, show_default=True, help="Seconds without a renewed lease after which another driver may take the study over.")
 @allow_engines_option
 @json_option("one JSON line summarising the run (progress stays on stderr)")
 def tune(study: str, trials: int | None, workers: int | None, address: str | None, db_url: str | None,
          validate_only: bool, stale_after: int, as_json: bool, allow_engines: bool) -> int:
-    """Tune a player's weights and parameters with Optuna; validate the best and save it as tuned:<study>.
+    """Tune a player's weights with Optuna, race the best, confirm the winner; save it as tuned:<study>.
+
+    Each trial is valued by its paired gain over the incumbent (trial 0, the
+    study's starting weights) on the study's tuning openings; the best few
+    race on fresh openings, and the winner is confirmed against the
+    incumbent at the budget of use; the verdict (better, no gain, worse) is
+    stored with tuned:<study>. The outcome depends only on the study file,
+    not on the workers or on interruptions.
 
     STUDY is a study file (studies/*.toml); with --validate also the name of a
     study in the database. Running the same command again resumes the study;
@@ -586,13 +593,13 @@ def tune(study: str, trials: int | None, workers: int | None, address: str | Non
             if not database_exists(tuning.database_url(db_url)):  # checked before anything opens (and creates) it
                 raise click.UsageError(f"no results database at {mask_url(tuning.database_url(db_url))}; "
                                        "give --db URL where the study was tuned (harness studies lists them)")
-            validation = tuning.validate(study, db_url=db_url, workers=workers, address=address, on_event=view,
-                                         allow_engines=allow_engines)
+            outcome = tuning.select(study, db_url=db_url, workers=workers, address=address, on_event=view,
+                                    allow_engines=allow_engines)
             view.close()
             if as_json:
-                click.echo(tuning_view.validation_json(validation))
+                click.echo(tuning_view.outcome_json(outcome))
             else:
-                console.print(tuning_view.validation_table(validation))
+                console.print(tuning_view.outcome_table(outcome))
             return 0
         summary = tuning.tune(tuning.load_study_file(study), trials=trials, workers=workers, address=address,
                               db_url=db_url, grace_period=stale_after, on_event=view,
@@ -617,8 +624,8 @@ def tune(study: str, trials: int | None, workers: int | None, address: str | Non
         return 0
     for line in tuning_view.summary_lines(summary):
         console.print(line, soft_wrap=True)
-    if summary.validation is not None:
-        console.print(tuning_view.validation_table(summary.validation))
+    if summary.outcome is not None:
+        console.print(tuning_view.outcome_table(summary.outcome))
     return 0
 
 

@@ -64,16 +64,16 @@ def _plain(row: Any) -> dict[str, Any]:
     return {k: v for k, v in vars(row).items() if not k.startswith("_")}
 
 
-def score_distribution(db: Database, config: tuning.StudyFile, best_trial: int | None) -> tuple[Any, list[dict]]:
-    """Histogram of the validation scores of the defaults and of the best trial, and their summary rows."""
+def score_distribution(db: Database, config: tuning.StudyFile, outcome: tuning.Outcome | None) -> tuple[Any, list[dict]]:
+    """Histogram of the confirmation's scores of the incumbent and of the winner, and their summary rows."""
     import plotly.graph_objects as go
     figure = go.Figure()
     summary = []
-    labels = [("defaults", "defaults")]
-    if best_trial is not None:
-        labels.append((f"trial-{best_trial}", f"tuned (trial {best_trial})"))
+    labels = [("incumbent", "incumbent")]
+    if outcome is not None and outcome.winner is not None:
+        labels.append((f"trial-{outcome.winner}", f"winner (trial {outcome.winner})"))
     for run_label, legend in labels:
-        run = db.run(tuning.validation_run_name(config, run_label))
+        run = db.run(tuning.stage_run_name(config, "confirmation", run_label))
         if run is None:
             continue
         scores = [record.score for record in db.matches(run_id=run.id)]
@@ -83,7 +83,7 @@ def score_distribution(db: Database, config: tuning.StudyFile, best_trial: int |
         summary.append({"player": legend, "games": len(scores), "mean score": sum(scores) / len(scores),
                         "spec": run.config.get("player") if isinstance(run.config, dict) else ""})
     figure.update_layout(barmode="overlay", xaxis_title="documented score", yaxis_title="games",
-                         title="Validation scores: defaults vs tuned (same seeds)")
+                         title="Confirmation scores: incumbent vs winner (same openings)")
     return (figure if summary else None), summary
 
 
@@ -96,8 +96,8 @@ class StudyView:
     best: dict[str, Any] | None
     counts: dict[str, int]
     figures: tuple[tuple[str, Any], ...]
-    validation: tuning.Validation | None
-    validation_summary: tuple[dict[str, Any], ...]
+    outcome: tuning.Outcome | None
+    confirmation_summary: tuple[dict[str, Any], ...]
     leaderboard: tuple[dict[str, Any], ...]
 
     @property
@@ -106,7 +106,7 @@ class StudyView:
         if self.best is not None:
             return None
         return (f"study {self.config.name} has no complete trial yet ({self.counts['pruned']} pruned, "
-                f"{self.counts['fail']} failed, {self.counts['running']} running); harness tune runs more")
+                f"{self.counts['running']} running); harness tune runs more")
 
 
 @dataclass(frozen=True)
@@ -118,7 +118,7 @@ class Report:
 
 
 def study_view(reference: str, db_url: str | None = None) -> StudyView:
-    """Gather a stored study's trials, Optuna figures, validation and leaderboard.
+    """Gather a stored study's trials, Optuna figures, outcome (race, confirmation, verdict) and leaderboard.
 
     Raises:
         InvalidInput: no results database yet, or the study is not in it.
@@ -134,17 +134,17 @@ def study_view(reference: str, db_url: str | None = None) -> StudyView:
     best = max(complete, key=lambda t: t["value"], default=None)
     figures = tuning.study_figures(config.name, url)
     with open_database(url, create=False) as db:
-        validation = tuning.recorded_validation(config, db, url)
-        distribution, summary = score_distribution(db, config, best["number"] if best else None)
+        outcome = tuning.recorded_outcome(config, db, url) if best is not None else None
+        distribution, summary = score_distribution(db, config, outcome)
         opponents = tuning_opponents(db, config)
         several = len(config.game_specs) > 1
         leaderboard = [({"game": game} if several else {}) | ({"opponent": opponent} if len(opponents) > 1 else {})
                        | _plain(row) for game in config.game_specs for opponent in opponents
                        for row in db.leaderboard(game, opponent=opponent)]
     if distribution is not None:
-        figures.append(("Score distribution on the validation seeds", distribution))
+        figures.append(("Score distribution on the confirmation openings", distribution))
     counts = {state: sum(t["state"] == state for t in trials) for state in ("complete", "pruned", "fail", "running")}
-    return StudyView(config, tuple(trials), best, counts, tuple(figures), validation, tuple(summary),
+    return StudyView(config, tuple(trials), best, counts, tuple(figures), outcome, tuple(summary),
                      tuple(leaderboard))
 
 
@@ -174,12 +174,17 @@ def study_body(view: StudyView, plotlyjs: bool | str = True) -> str:
     sections: list[str] = []
     sections.append(
         f"<p>Game <code>{html.escape(config.games_label)}</code>, player <code>"
-        f"{html.escape(config.player_spec(config.default_weights()))}</code> (defaults) against <code>{html.escape(config.opponent)}</code>; objective "
-        f"<b>{html.escape(config.objective)}</b> over {config.games} tuning games per trial "
-        f"(rungs {list(config.rungs)}, pruner {config.pruner}, sampler {config.sampler}). "
-        f"Trials: {view.counts['complete']} complete, {view.counts['pruned']} pruned, {view.counts['fail']} failed.</p>")
+        f"{html.escape(config.player_spec(config.incumbent_weights()))}</code> (the incumbent) against <code>"
+        f"{html.escape(config.opponent)}</code>; objective <b>{html.escape(config.objective)}</b>, a trial's value "
+        f"its paired gain over the incumbent on {config.openings_per_trial} openings of the suite "
+        f"<code>{html.escape(config.suite)}</code> ({config.blocks} blocks of {config.block}; pruner "
+        f"{config.pruner}, sampler {config.sampler}). "
+        f"Trials: {view.counts['complete']} complete, {view.counts['pruned']} pruned.</p>")
+    if view.outcome is not None:
+        sections.append(f"<p>Verdict: <b>{html.escape(view.outcome.verdict.upper())}</b> "
+                        f"({html.escape(view.outcome.reason)}).</p>")
     if best is not None:
-        sections.append(f"<p>Best trial <b>#{best['number']}</b>, value {best['value']:.4g}: "
+        sections.append(f"<p>Best in-study trial <b>#{best['number']}</b>, gain {best['value']:+.4g}: "
                         f"<code>{html.escape(_cell(best['params']))}</code></p>")
     else:
         sections.append(f"<p class=\"empty\">{html.escape(view.empty_line or '')}</p>")
@@ -190,7 +195,8 @@ def study_body(view: StudyView, plotlyjs: bool | str = True) -> str:
             continue
         sections.append(figure.to_html(full_html=False, include_plotlyjs=not plotly_embedded))
         plotly_embedded = True
-    sections.append("<h2>Validation</h2>" + _validation_html(view.validation) + _table(list(view.validation_summary)))
+    sections.append("<h2>Race and confirmation</h2>" + _outcome_html(view.outcome)
+                    + _table(list(view.confirmation_summary)))
     sections.append(f"<h2>Leaderboard: {html.escape(config.games_label)}</h2>" + _table(list(view.leaderboard)))
     sections.append("<h2>Trials</h2>" + _table(trial_rows(view.trials),
                                                ["number", "state", "value", "last intermediate", "games", "params"]))
@@ -260,20 +266,12 @@ def studies_document(db_url: str | None = None) -> dict[str, Any]:
     return {"format": STUDIES_FORMAT, "studies": studies}
 
 
-def _validation_html(validation: tuning.Validation | None) -> str:
-    if validation is None:
-        return "<p>Not validated yet: <code>harness tune --validate STUDY</code>.</p>"
-    rows = [{"": label, "mean": interval.mean, "95% low": interval.low, "95% high": interval.high}
-            for label, interval in (("defaults", validation.defaults),
-                                    (f"tuned (trial {validation.best_trial})", validation.tuned),
-                                    ("tuned - defaults (paired)", validation.difference))]
-    parts = [(f"vs {part.opponent}", part) for part in validation.by_opponent] \
-        + [(f"in {part.game}", part) for part in validation.by_game]
-    rows += [{"": f"tuned - defaults {label} ({part.games} games)", "mean": part.difference.mean,
-              "95% low": part.difference.low, "95% high": part.difference.high} for label, part in parts]
-    return (f"<p>{validation.games} paired games on the validation seeds. Tuned vs defaults: "
-            f"<b>{html.escape(validation.verdict.upper())}</b> "
-            f"({html.escape(tuning.VERDICTS[validation.verdict])}).</p>" + _table(rows))
+def _outcome_html(outcome: tuning.Outcome | None) -> str:
+    if outcome is None:
+        return "<p>Not raced and confirmed yet: <code>harness tune --validate STUDY</code>.</p>"
+    return (f"<p>Winner of the race: {'none' if outcome.winner is None else f'trial {outcome.winner}'}. "
+            f"Verdict: <b>{html.escape(outcome.verdict.upper())}</b> ({html.escape(tuning.VERDICTS[outcome.verdict])})."
+            "</p>" + _table(outcome.rows()))
 
 
 def tuning_opponents(db: Database, config: tuning.StudyFile) -> tuple[str, ...]:

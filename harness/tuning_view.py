@@ -18,11 +18,10 @@ from rich.table import Table
 from rich.text import Text
 
 from harness.console import LoggedProgress, rate_text
-from harness.tuning import (VERDICTS, PoolResized, TrialEnded, TuneSummary, TuningProgress, Validation,
-                            ValidationProgress)
+from harness.tuning import Outcome, PoolResized, StageProgress, TrialEnded, TuneSummary, TuningProgress
 
-SUMMARY_FORMAT = "harness.tune/1"
-VALIDATION_FORMAT = "harness.validate/1"
+SUMMARY_FORMAT = "harness.tune/2"
+OUTCOME_FORMAT = "harness.outcome/1"
 
 
 class TuneView:
@@ -32,7 +31,7 @@ class TuneView:
         self.console = console
         self.progress: Progress | None = None
         self.tuning_task: Any = None
-        self.validation_task: Any = None
+        self.stage_tasks: dict[str, Any] = {}
 
     def _start(self) -> Progress:
         if self.progress is None:
@@ -45,22 +44,22 @@ class TuneView:
     def __call__(self, event: Any) -> None:
         progress = self._start()
         if isinstance(event, TuningProgress):
-            best = "-" if event.best_value is None else f"{event.best_value:.2f} (#{event.best_trial})"
+            best = "-" if event.best_value is None else f"{event.best_value:+.2f} (#{event.best_trial})"
             rate = event.games / event.seconds if event.seconds > 0 else 0.0
-            detail = (f"trials  best {best}  {rate_text(rate)}  {event.trials_in_flight} in flight "
+            detail = (f"trials  best gain {best}  {rate_text(rate)}  {event.trials_in_flight} in flight "
                       f"on {event.workers} workers")
             if self.tuning_task is None:
                 self.tuning_task = progress.add_task("tuning", total=event.trials_target, detail=detail)
             progress.update(self.tuning_task, completed=event.trials_done, total=event.trials_target, detail=detail)
-        elif isinstance(event, ValidationProgress):
+        elif isinstance(event, StageProgress):
             rate = event.games_done / event.seconds if event.seconds > 0 else 0.0
             detail = f"games  {rate_text(rate)}"
-            if self.validation_task is None:
-                self.validation_task = progress.add_task("validation", total=event.games_total, detail=detail)
-            progress.update(self.validation_task, completed=event.games_done, detail=detail)
+            if event.stage not in self.stage_tasks:
+                self.stage_tasks[event.stage] = progress.add_task(event.stage, total=event.games_total, detail=detail)
+            progress.update(self.stage_tasks[event.stage], completed=event.games_done, detail=detail)
         elif isinstance(event, TrialEnded):
-            mean = "" if event.mean is None else f", mean {event.mean:.2f}"
-            progress.console.print(f"trial {event.number} {event.how} after {event.games} games{mean}")
+            gain = "" if event.gain is None else f", gain {event.gain:+.2f}"
+            progress.console.print(f"trial {event.number} {event.how} after {event.games} games{gain}")
         elif isinstance(event, PoolResized):
             change = "shrank" if event.workers < event.previous else "grew"
             cause = "(workers or a node were lost; their work runs again on the rest)" \
@@ -76,14 +75,15 @@ class TuneView:
 
 def summary_lines(summary: TuneSummary) -> list[str]:
     """The plain-text summary: tuning and validation games and times on lines of their own."""
-    best = "-" if summary.best_value is None else f"{summary.best_value:.3f} (trial {summary.best_trial})"
+    best = "-" if summary.best_value is None else f"{summary.best_value:+.3f} (trial {summary.best_trial})"
     rate = summary.games / summary.seconds if summary.seconds > 0 else 0.0
-    lines = [f"study {summary.study}: {summary.trials_complete} complete, {summary.trials_pruned} pruned, "
-             f"{summary.trials_failed} failed; best {best}",
+    lines = [f"study {summary.study}: {summary.trials_complete} complete, {summary.trials_pruned} pruned; "
+             f"best in-study gain over the incumbent {best}",
              f"tuning: {summary.games} games played ({summary.reused_games} reused from the database) in "
              f"{summary.seconds:.0f}s, {rate_text(rate)} on {summary.workers} workers"]
-    if summary.validation is not None:
-        lines.append(f"validation: {summary.validation_games} games played in {summary.validation_seconds:.0f}s")
+    if summary.outcome is not None:
+        lines.append(f"race and confirmation: {summary.selection_games} games played in "
+                     f"{summary.selection_seconds:.0f}s")
     return lines
 
 
@@ -92,9 +92,9 @@ def summary_json(summary: TuneSummary) -> str:
     return _json_line(SUMMARY_FORMAT, summary.to_dict())
 
 
-def validation_json(validation: Validation) -> str:
+def outcome_json(outcome: Outcome) -> str:
     """The one-line machine-readable result of ``harness tune --validate --json``."""
-    return _json_line(VALIDATION_FORMAT, validation.to_dict())
+    return _json_line(OUTCOME_FORMAT, outcome.to_dict())
 
 
 def _json_line(format_name: str, data: dict[str, Any]) -> str:
@@ -113,26 +113,30 @@ def _finite(value: Any) -> Any:
     return value
 
 
-def validation_table(validation: Validation) -> Any:
-    """A rich renderable of the validation: both means with 95% intervals, the paired difference,
-    the verdict, and the two players' specs."""
-    measure = "score" if validation.objective in ("mean_score", "lcb") else validation.objective
+def outcome_table(outcome: Outcome) -> Any:
+    """A rich renderable of a study's outcome: the in-study gain, the race and the confirmation side by side
+    (every gain over the incumbent, paired by opening, with its 95% interval), then the verdict and the specs."""
+    measure = "score" if outcome.objective == "mean_score" else outcome.objective
     settings = ", ".join(f"{key}={value:,}" if isinstance(value, int) else f"{key}={value}"
-                         for key, value in validation.settings.items())
-    table = Table(title=f"validation of {validation.study}: {validation.games} paired games on "
-                        f"{validation.game} vs {validation.opponent}"
-                        + (f" (both players at {settings}, not the trials' settings)" if settings else ""))
-    for column in ("", f"mean {measure}", "95% interval"):
+                         for key, value in outcome.settings.items())
+    table = Table(title=f"{outcome.study}: gain in {measure} over the incumbent, paired by opening "
+                        f"({outcome.game})")
+    for column in ("player", "in study", "race", "confirmation"):
         table.add_column(column, no_wrap=True)
-    tuned = f"tuned (trial {validation.best_trial})"
-    rows = [("defaults", validation.defaults), (tuned, validation.tuned),
-            ("tuned - defaults (paired)", validation.difference)]
-    rows += [(f"  vs {part.opponent} ({part.games} games)", part.difference) for part in validation.by_opponent]
-    rows += [(f"  in {part.game} ({part.games} games)", part.difference) for part in validation.by_game]
-    for label, interval in rows:
-        table.add_row(label, f"{interval.mean:.2f}", f"[{interval.low:.2f}, {interval.high:.2f}]")
-    verdict = Text.assemble(("tuned vs defaults: ", "bold"), (validation.verdict.upper(), "bold"),
-                            f" ({VERDICTS[validation.verdict]})")
-    specs = Text(f"defaults: {validation.defaults_spec}\n{tuned}: {validation.tuned_spec}, "
-                 f"saved as {validation.named_player}")
-    return Group(table, verdict, specs)
+    for row in outcome.rows():
+        table.add_row(*(row[column] for column in ("player", "in study", "race", "confirmation")))
+    parts: list[Any] = [table]
+    c = outcome.confirmation
+    if c is not None:
+        parts.append(Text(
+            f"confirmation: {c.openings} openings x {len(outcome.opponents)} opponents"
+            + (f" at {settings}" if settings else "")
+            + f"; sized from the race's spread {c.sd:.2f} to find a gain of {c.smallest_gain:g} "
+            f"(finds {c.detectable:.2f} with the stated power); W/D/L {'/'.join(map(str, c.tuned_wdl))} "
+            f"against the incumbent's {'/'.join(map(str, c.incumbent_wdl))}"))
+    parts.append(Text.assemble(("verdict: ", "bold"), (outcome.verdict.upper(), "bold"), f" ({outcome.reason})"))
+    specs = f"incumbent: {outcome.incumbent_spec}"
+    if outcome.winner_spec is not None:
+        specs += f"\nwinner (trial {outcome.winner}): {outcome.winner_spec}, saved as {outcome.named_player}"
+    parts.append(Text(specs))
+    return Group(*parts)

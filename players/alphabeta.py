@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import random
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -46,7 +47,16 @@ class AlphaBetaPlayer(Player):
                                      "side to move is at least this much material behind, settled (games whose "
                                      "search measures it: Chinese chess, in textbook pawns)", minimum=0.0),
         "extend": Param(int, 4, "how many times the budget a move gets when behind= holds", minimum=1),
+        "tiebreak": Param(int, 0, "a salt for the seed that breaks ties between equally valued moves: other "
+                                  "games, never another strength (a study searching it alone is a provable "
+                                  "null, scripts/bench_tuner.py)", minimum=0),
     }
+
+    def reset(self, seed: int) -> None:
+        """Start a new match; ``tiebreak`` (0: the match seed as is) salts the seed of the tie-breaks."""
+        super().reset(seed)
+        if self.params["tiebreak"]:
+            self.rng = random.Random(f"{self.seed}:{self.params['tiebreak']}")
 
     def check_game(self, rules: Rules) -> None:
         """Raise SpecError now, before any match, if ``behind`` is given for a game that cannot measure it."""

@@ -19,8 +19,9 @@ def test_a_pruned_trial_shows_its_last_intermediate_value_and_games():
 
 def test_a_study_without_a_complete_trial_is_reported_with_one_line(tmp_path, capsys):
     url = f"sqlite:///{tmp_path / 'harness.db'}"
-    study = open_study(parse_study_file(tiny_study("unfinished")), url)
-    trial = study.ask()
+    config = parse_study_file(tiny_study("unfinished"))
+    study = open_study(config, url)
+    trial = study.ask(config, 0)
     for step, value in ((0, 40.0), (1, 12.5)):
         trial.report(value, step)
     trial.set_attr("games", 2)
@@ -28,7 +29,7 @@ def test_a_study_without_a_complete_trial_is_reported_with_one_line(tmp_path, ca
     out_file = tmp_path / "report.html"
     assert main(["report", "unfinished", "--out", str(out_file), "--db", url]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines == ["study unfinished has no complete trial yet (1 pruned, 0 failed, 0 running); "
+    assert lines == ["study unfinished has no complete trial yet (1 pruned, 0 running); "
                      "harness tune runs more", f"wrote {out_file}"]
     page = out_file.read_text()
     assert "12.5 at step 1" in page and "last intermediate" in page

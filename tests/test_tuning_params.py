@@ -12,12 +12,13 @@ from harness.tuning import parse_study_file, spec_key, tune
 SEEDS = """
 [budget]
 trials = 3
-games = 2
-rungs = [2]
+block = 1
+blocks = 2
 
-[seeds]
+[openings]
 tuning = [0, 10]
-validation = [1000, 1002]
+selection = [500, 502]
+confirmation = [900, 902]
 """
 
 
@@ -33,7 +34,7 @@ def test_a_study_searches_parameters_and_weights_and_builds_their_spec():
                                     "c = { low = 0.5, high = 3.0 }\neval_depth = { low = 1, high = 3 }",
                                     weights="mobility = {}"))
     assert [(p.name, p.integer, p.default) for p in config.params] == [("c", False, 1.4), ("eval_depth", True, 1)]
-    assert config.default_weights()["c"] == 1.4 and "mobility" in config.default_weights()
+    assert config.incumbent_weights()["c"] == 1.4 and "mobility" in config.incumbent_weights()
     assert config.player_spec({"c": 2.5, "eval_depth": 2, "mobility": 0.5}) == (
         "mcts:c=2.5,eval_depth=2,iterations=50,rollout=eval,w.mobility=0.5")
     assert '"params"' in config.fingerprint()
@@ -42,7 +43,7 @@ def test_a_study_searches_parameters_and_weights_and_builds_their_spec():
 def test_a_uci_engines_options_are_parameters_with_the_defaults_the_study_gives():
     config = parse_study_file(study('kind = "uci"\ncommand = "fairy-stockfish"\nnodes = 300',
                                     '"option.Skill Level" = { low = 0, high = 20, integer = true, default = 20 }'))
-    assert config.player_spec(config.default_weights()) == (
+    assert config.player_spec(config.incumbent_weights()) == (
         "uci:command=fairy-stockfish,nodes=300,option.Skill Level=20")
 
 
@@ -51,9 +52,9 @@ def test_spec_key_maps_weights_to_w_and_parameters_to_themselves():
     assert spec_key("c", ["mobility"]) == "c" and spec_key("option.Hash", []) == "option.Hash"
 
 
-def test_a_study_without_params_keeps_its_fingerprint_shape():
+def test_a_study_without_params_searches_weights_only():
     config = parse_study_file(open("studies/demo-totality.toml").read())
-    assert config.params == () and '"params"' not in config.fingerprint()
+    assert config.params == () and '"params": []' in config.fingerprint()
 
 
 @pytest.mark.parametrize("player, params, message", [
@@ -79,8 +80,8 @@ def test_tuning_a_uci_option_needs_allow_engines_then_runs_for_real(fairy_stockf
         with open_database(url) as db:
             assert db.runs() == []  # refused before anything was written
         summary = tune(config, db_url=url, pool=pool, allow_engines=True)
-    assert summary.trials_complete == 3 and summary.validation is not None
+    assert summary.trials_complete + summary.trials_pruned == 3 and summary.outcome is not None
     with open_database(url) as db:
         stored = db.named_player("params")
-        assert stored.startswith("uci:command=fairy-stockfish,nodes=200,option.Skill Level=")
+        assert stored is None or stored.startswith("uci:command=fairy-stockfish,nodes=200,option.Skill Level=")
         assert all(match.error is None for match in db.matches())

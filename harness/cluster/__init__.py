@@ -23,7 +23,7 @@ _NAMES = {
     "RateLimiter": "workers", "Channel": "workers",
     "ray_session": "session", "cluster_cpus": "session",
     "InProcessPool": "inprocess",
-    "open_pool": "inprocess",
+    "open_pool": "inprocess", "using_pool": "inprocess",
     "MatchPool": "protocol",
 }
 

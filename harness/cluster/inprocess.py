@@ -14,6 +14,7 @@ import os
 import time
 from collections import deque
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from harness.cluster.batching import DurationMeter, MatchQueue, PoolStats, TaggedRuns
@@ -134,3 +135,14 @@ def open_pool(workers: int | None = None, address: str | None = None, **options:
         return InProcessPool()
     from harness.cluster.pool import Pool
     return Pool(workers=workers, address=address, **options)
+
+
+@contextmanager
+def using_pool(pool: MatchPool | None, workers: int | None = None,
+               address: str | None = None) -> Iterator[MatchPool]:
+    """``pool`` when one is given (its owner closes it), else a new one from ``open_pool`` closed on exit."""
+    if pool is not None:
+        yield pool
+        return
+    with open_pool(workers=workers, address=address) as own:
+        yield own

@@ -1,10 +1,10 @@
 """The one Optuna adapter: every Optuna call of the harness goes through this module.
 
 Why one module: the driver needs a few things Optuna offers only at the edge
-of its public API (the heartbeat of an ask-and-tell trial, the retry of a
-stale one, the storage id behind a trial number). Keeping them here means an
-Optuna upgrade breaks in one place, with a test per call
-(``tests/tuning/test_adapter.py``). Nothing here reaches into private
+of its public API (a sampler seeded per trial, a running trial re-attached
+after a resume, the storage id behind a trial number). Keeping them here means
+an Optuna upgrade breaks in one place, with a test per call
+(``tests/tuning/test_tuning_adapter.py``). Nothing here reaches into private
 attributes: the storage is the one this module creates, and a trial's
 storage id comes from the storage's own lookup by study and number.
 
@@ -16,16 +16,16 @@ database's own translation (the storage is that database), into a
 
 from __future__ import annotations
 
-import random
+import os
+import socket
 import time
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 import optuna
-from optuna.storages import RDBStorage, RetryHeartbeatStaleTrialCallback, fail_stale_trials
+from optuna.storages import RDBStorage
 from optuna.trial import TrialState
 
 from harness.errors import DatabaseError, HarnessError, InvalidInput, StudyFileError
@@ -39,7 +39,6 @@ FINISHED_STATES = ("complete", "pruned")
 _STATE = {TrialState.COMPLETE: "complete", TrialState.PRUNED: "pruned", TrialState.FAIL: "fail",
           TrialState.RUNNING: "running", TrialState.WAITING: "waiting"}
 _T = TypeVar("_T")
-BEATING = "beating"  # a trial's user attribute: its first heartbeat is recorded
 
 
 class TrialTaken(HarnessError):
@@ -92,7 +91,6 @@ class Trial:
         self._study = study
         self._trial = trial
         self.number: int = trial.number
-        self.storage_id: int = study._trial_id(trial.number)
 
     def suggest(self, weight: WeightRange) -> float:
         """This trial's value of one searched weight or parameter (a categorical for a list of choices).
@@ -113,12 +111,10 @@ class Trial:
         return float(f"{float(value):.4g}")
 
     def report(self, value: float, step: int) -> None:
-        """An intermediate value (one per game for the Wilcoxon pruner, one per rung for halving)."""
-        self._study._call(lambda: self._trial.report(value, step=step))
-
-    def should_prune(self) -> bool:
-        """The pruner's verdict on the values reported so far."""
-        return bool(self._study._call(self._trial.should_prune))
+        """An intermediate value: the trial's gain after block ``step`` (a step reported before is kept)."""
+        with warnings.catch_warnings():  # a resumed trial reports its looks again; Optuna keeps the first
+            warnings.simplefilter("ignore")
+            self._study._call(lambda: self._trial.report(value, step=step))
 
     def set_attr(self, key: str, value: Any) -> None:
         """Store a JSON value with the trial (spec, driver, games, mean)."""
@@ -155,24 +151,40 @@ class Study:
         self._call(lambda: self._study.set_user_attr(key, value))
 
     def enqueue(self, params: dict[str, float], attrs: dict[str, Any] | None = None) -> None:
-        """Queue a trial with fixed parameters: the next ``ask`` of any driver takes it."""
-        self._call(lambda: self._study.enqueue_trial(params, user_attrs=attrs))
+        """Queue a trial with fixed parameters: the next ``ask`` takes it."""
+        self._call(lambda: self._study.enqueue_trial(params, user_attrs=attrs, skip_if_exists=False))
 
     # -- the trial lifecycle
 
-    def ask(self) -> Trial:
-        """A new trial (an enqueued one first), its heartbeat recorded at once, then marked as beating.
+    def ask(self, config: StudyFile, number: int) -> Trial:
+        """Trial ``number``'s live handle, its sampler seeded by the study's seed and the number alone.
 
-        The mark comes after the first heartbeat, so a running trial without
-        it is one whose driver died in between (see ``fail_stale``).
+        Optuna's samplers keep their random state in the process; a sampler
+        seeded afresh for every trial proposes the same point for the same
+        stored history, whatever process asks and after any resume.
+
+        Raises:
+            TrialTaken: the next trial Optuna numbers is not ``number`` (another driver asked one).
         """
+        self._study.sampler = _sampler(config, _trial_seed(config.seed, number))
         trial = Trial(self, self._call(self._study.ask))
-        self.beat([trial.storage_id])
-        trial.set_attr(BEATING, True)
+        if trial.number != number:
+            raise TrialTaken(f"study {self.name!r}: asked for trial {number}, Optuna gave trial {trial.number}; "
+                             "is another driver running this study?")
         return trial
 
+    def running(self) -> list[Trial]:
+        """The trials asked and not yet told (a stopped driver's), re-attached to this process in order."""
+        frozen = self._call(lambda: self._study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)))
+        return [Trial(self, optuna.trial.Trial(self._study, self._trial_id(t.number)))
+                for t in sorted(frozen, key=lambda t: t.number)]
+
+    def params_of(self, number: int) -> dict[str, Any]:
+        """The parameters a trial was given."""
+        return dict(self._call(lambda: self._storage.get_trial(self._trial_id(number))).params)
+
     def tell_complete(self, trial: Trial, value: float) -> None:
-        """Finish a trial with its objective value.
+        """Finish a trial with its value (its gain over the incumbent).
 
         Raises:
             TrialTaken: someone else finished it already.
@@ -187,58 +199,36 @@ class Study:
         """
         self._call(lambda: self._study.tell(trial._trial, state=TrialState.PRUNED))
 
-    def tell_failed_and_retry(self, trial: Trial) -> None:
-        """Fail an interrupted trial and enqueue its parameters again, as a stale trial's are.
+    # -- the lease: one driver at a time
+
+    def take_lease(self, driver: str, grace_s: float) -> None:
+        """Make ``driver`` the study's one driver, unless another's lease was renewed within ``grace_s``.
+
+        A study's trials are asked and told in a fixed order so that its
+        outcome does not depend on timing; two drivers would interleave. A
+        killed driver's lease goes stale and the next one takes over.
 
         Raises:
-            TrialTaken: someone else finished it already.
+            InvalidInput: another driver holds a live lease (the message says when it was renewed).
         """
-        self._fail_and_retry(trial.number)
+        lease = self.user_attrs.get("lease")
+        now = time.time()
+        if (lease and lease.get("driver") != driver and now - float(lease.get("beat", 0)) < grace_s
+                and not _gone(lease["driver"])):
+            age = now - float(lease["beat"])
+            raise InvalidInput(f"study {self.name!r} is being run by another driver ({lease['driver']}, alive "
+                               f"{age:.0f}s ago); a study has one driver at a time (scale out with --address), "
+                               f"or wait {grace_s - age:.0f}s if that driver was killed")
+        self.set_attr("lease", {"driver": driver, "beat": now})
 
-    def _fail_and_retry(self, number: int) -> None:
-        self._call(lambda: self._study.tell(number, state=TrialState.FAIL))
-        callback = self._storage.get_heartbeat_stale_trial_callback()
-        if callback is not None:
-            storage_id = self._trial_id(number)
-            self._call(lambda: callback(self._study, self._storage.get_trial(storage_id)))
+    def renew_lease(self, driver: str) -> None:
+        """Renew this driver's lease (from the heartbeat thread)."""
+        self.set_attr("lease", {"driver": driver, "beat": time.time()})
 
-    def retry_history(self, trial: Trial) -> list[int]:
-        """The numbers of the failed trials this one retries, oldest first."""
-        frozen = self._call(lambda: self._storage.get_trial(trial.storage_id))
-        return list(RetryHeartbeatStaleTrialCallback.retry_history(frozen))
-
-    # -- heartbeats
-
-    @property
-    def heartbeat_interval(self) -> float:
-        """Seconds between two heartbeats of a running trial."""
-        return float(self._storage.get_heartbeat_interval() or 60)
-
-    def beat(self, storage_ids: list[int]) -> None:
-        """Record a heartbeat for trials of this driver (safe to call from another thread)."""
-        for storage_id in storage_ids:
-            self._call(lambda: self._storage.record_heartbeat(storage_id))
-
-    def fail_stale(self) -> None:
-        """Fail the running trials whose heartbeat is older than the grace period, and retry them.
-
-        Also the running trials that never beat and started more than the
-        grace period ago: a driver killed between Optuna's ``ask`` and its
-        first heartbeat leaves one, which Optuna's own check skips (it only
-        looks at trials with a heartbeat), and every driver would wait for
-        it forever once the rest of the budget is taken.
-        """
-        self._call(lambda: fail_stale_trials(self._study))
-        grace = self._storage.grace_period or 2 * self.heartbeat_interval  # as Optuna's own check
-        cutoff = datetime.now() - timedelta(seconds=grace)
-        running = self._call(lambda: self._study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)))
-        for frozen in running:
-            if BEATING in frozen.user_attrs or frozen.datetime_start is None or frozen.datetime_start > cutoff:
-                continue
-            try:
-                self._fail_and_retry(frozen.number)
-            except TrialTaken:  # another driver failed it first, or its own driver finished it
-                continue
+    def release_lease(self, driver: str) -> None:
+        """Give the lease up, so the next driver need not wait."""
+        if (self.user_attrs.get("lease") or {}).get("driver") == driver:
+            self.set_attr("lease", {})
 
     # -- reading
 
@@ -255,6 +245,22 @@ class Study:
         wanted = next(key for key, name in _STATE.items() if name == state)
         return [t.number for t in self._call(lambda: self._study.get_trials(deepcopy=False, states=(wanted,)))]
 
+    def told(self) -> dict[int, tuple[str, float | None]]:
+        """Every finished trial: number -> (complete or pruned, its value; a pruned trial's last reported)."""
+        found = {}
+        for t in self._call(lambda: self._study.get_trials(deepcopy=False,
+                                                           states=(TrialState.COMPLETE, TrialState.PRUNED))):
+            if t.state == TrialState.COMPLETE:
+                found[t.number] = ("complete", float(t.value))
+            else:
+                last = t.intermediate_values[max(t.intermediate_values)] if t.intermediate_values else None
+                found[t.number] = ("pruned", last)
+        return found
+
+    def attrs_of(self, number: int) -> dict[str, Any]:
+        """A trial's stored attributes (spec, gain, openings)."""
+        return dict(self._call(lambda: self._storage.get_trial(self._trial_id(number))).user_attrs)
+
     def best(self) -> BestTrial | None:
         """The best complete trial, or None before the first one."""
         try:
@@ -264,26 +270,39 @@ class Study:
         return BestTrial(best.number, float(best.value), dict(best.params), best.user_attrs.get("spec"))
 
     def trials(self) -> list[dict[str, Any]]:
-        """Every trial as plain data (number, state, value, games, params, intermediate, retry_of, driver)."""
+        """Every trial as plain data (number, state, value, games, params, intermediate, spec, gain)."""
         return [{"number": t.number, "state": _STATE.get(t.state, t.state.name.lower()), "value": t.value,
                  "games": t.user_attrs.get("games"), "params": dict(t.params),
-                 "intermediate": dict(t.intermediate_values),
-                 "retry_of": RetryHeartbeatStaleTrialCallback.retried_trial_number(t),
-                 "driver": t.user_attrs.get("driver")}
+                 "intermediate": dict(t.intermediate_values), "spec": t.user_attrs.get("spec"),
+                 "gain": t.user_attrs.get("gain")}
                 for t in self._call(lambda: self._study.get_trials(deepcopy=False))]
 
 
 # ---------------------------------------------------------------- opening
 
 
-def _storage(url: str, grace_period: int) -> RDBStorage:
-    heartbeat = max(1, grace_period // 4)
+def _gone(driver: str) -> bool:
+    """Whether a lease's driver (``host:pid:...``) was a process of this host that no longer runs:
+    a killed driver's study is taken over at once on its own machine, after the grace period elsewhere."""
+    host, _, rest = driver.partition(":")
+    pid = rest.partition(":")[0]
+    if host != socket.gethostname() or not pid.isdigit() or int(pid) == os.getpid():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False
+
+
+def _storage(url: str) -> RDBStorage:
     # the results database waits up to a minute for SQLite's write lock; so does the study
     engine = {"connect_args": {"timeout": 60}} if url.startswith("sqlite") else {"pool_pre_ping": True}
     for attempt in range(3):
         try:
-            return RDBStorage(url, engine_kwargs=engine, heartbeat_interval=heartbeat, grace_period=grace_period,
-                              heartbeat_stale_trial_callback=RetryHeartbeatStaleTrialCallback(max_retry=3))
+            return RDBStorage(url, engine_kwargs=engine)
         except Exception as error:  # SQLAlchemy errors through Optuna: translated once, here
             if attempt < 2:  # two drivers creating Optuna's tables at once: the loser finds them made
                 time.sleep(0.5 * (attempt + 1))
@@ -297,44 +316,43 @@ def _storage(url: str, grace_period: int) -> RDBStorage:
 def _quiet() -> None:
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
-    # this driver beats the heartbeat itself (ask-and-tell), which Optuna warns is unusual
-    warnings.filterwarnings("ignore", message="Heartbeat of storage is supposed to be used")
+    # x0 and sigma0 of the CMA-ES sampler (its start at the incumbent) are deprecated for Optuna 6
+    warnings.filterwarnings("ignore", category=FutureWarning, module="optuna")
+
+
+def _trial_seed(seed: int, number: int) -> int:
+    """The sampler's seed for one trial: a function of the study's seed and the trial's number only."""
+    return (seed * 1_000_003 + number * 7_919 + 12_345) % (2**31 - 1)
 
 
 def _sampler(config: StudyFile, seed: int) -> optuna.samplers.BaseSampler:
     if config.sampler == "random":
         return optuna.samplers.RandomSampler(seed=seed)
     if config.sampler == "cmaes":
-        # starts from the middle of the ranges (x0 is deprecated); the baseline trial holds the defaults
-        return optuna.samplers.CmaEsSampler(seed=seed, warn_independent_sampling=False)
+        # started at the incumbent, each first step a share of the weight's range (Optuna's CMA-ES works
+        # in the search space scaled to [0, 1] per weight)
+        return optuna.samplers.CmaEsSampler(x0=config.incumbent_weights(), sigma0=config.sampler_settings["sigma"],
+                                            seed=seed, warn_independent_sampling=False)
+    if config.sampler == "spsa":  # its points are computed by harness.tuning.spsa and enqueued
+        return optuna.samplers.RandomSampler(seed=seed)
     startup = max(2, min(10, config.trials // 3))
     return optuna.samplers.TPESampler(seed=seed, constant_liar=True, n_startup_trials=startup)
 
 
-def _pruner(config: StudyFile) -> optuna.pruners.BasePruner:
-    if config.pruner == "wilcoxon":
-        return optuna.pruners.WilcoxonPruner(p_threshold=config.p_threshold, n_startup_steps=config.rungs[0])
-    if config.pruner == "halving" and len(config.rungs) > 1:
-        return optuna.pruners.SuccessiveHalvingPruner(
-            min_resource=config.rungs[0], reduction_factor=config.rungs[1] // config.rungs[0])
-    return optuna.pruners.NopPruner()
-
-
-def open_study(config: StudyFile, url: str, *, grace_period: int = 120) -> Study:
+def open_study(config: StudyFile, url: str) -> Study:
     """Create the study in the database, or load it to resume.
 
-    The driver that creates the study enqueues the default weights as its first
-    trial and seeds the sampler with the study file's seed; a driver that joins
-    or resumes one seeds it afresh, so two drivers do not propose the same
-    points (the order in which parallel trials finish is not reproducible
-    anyway).
+    The driver that creates the study enqueues the incumbent's weights as its
+    first trial. Every trial's sampler is seeded by the study's seed and the
+    trial's number (``Study.ask``), so a resumed study proposes what an
+    uninterrupted one would have.
 
     Raises:
-        StudyFileError: the stored study was made from a different search space.
+        StudyFileError: the stored study was made from a different study file.
         DatabaseError: the storage cannot be opened or written.
     """
     _quiet()
-    storage = _storage(url, grace_period)
+    storage = _storage(url)
     call = _translating(url)
     direction = optuna.study.StudyDirection.MAXIMIZE
     try:
@@ -342,29 +360,29 @@ def open_study(config: StudyFile, url: str, *, grace_period: int = 120) -> Study
         created = True
     except optuna.exceptions.DuplicatedStudyError:
         created = False
-    seed = config.seed if created else random.SystemRandom().randrange(2**31)
     study = Study(call(lambda: optuna.load_study(study_name=config.name, storage=storage,
-                                                 sampler=_sampler(config, seed), pruner=_pruner(config))),
+                                                 sampler=_sampler(config, config.seed),
+                                                 pruner=optuna.pruners.NopPruner())),
                   storage, url)
     if created or "fingerprint" not in study.user_attrs:
         _finish_creation(study, config)
     elif study.user_attrs["fingerprint"] != config.fingerprint():
         raise StudyFileError(f"{config.path}: name: study {config.name!r} in the database was made from "
-                             "a different game, player, search space, objective or seeds; give the "
-                             "changed study a new name")
+                             "a different game, player, search space, objective, sampler, budget or openings; "
+                             "give the changed study a new name")
     return study
 
 
 def _finish_creation(study: Study, config: StudyFile) -> None:
-    """Give a new study its baseline trial and its study file, the fingerprint last.
+    """Give a new study its incumbent trial and its study file, the fingerprint last.
 
     Optuna writes each of these in its own transaction, so a driver stopped
     in between (a crash, a full disk) leaves a study without them; the
     fingerprint marks a finished creation, and the next driver to open the
-    study finishes one that lacks it (the baseline only if no trial exists).
+    study finishes one that lacks it (the incumbent only if no trial exists).
     """
     if not study.trials():
-        study.enqueue(config.default_weights(), {"baseline": True})
+        study.enqueue(config.incumbent_weights(), {"incumbent": True})
     study.set_attr("study_file", config.text)
     study.set_attr("game", config.games_label)
     study.set_attr("fingerprint", config.fingerprint())
@@ -373,7 +391,7 @@ def _finish_creation(study: Study, config: StudyFile) -> None:
 def study_names(url: str) -> list[str]:
     """The names of every study in the database."""
     _quiet()
-    return list(_translating(url)(lambda: optuna.get_all_study_names(_storage(url, 120))))
+    return list(_translating(url)(lambda: optuna.get_all_study_names(_storage(url))))
 
 
 def load_study(name: str, url: str) -> Study:
@@ -391,7 +409,7 @@ def load_study(name: str, url: str) -> Study:
     if tables is not None and "studies" not in tables:  # Optuna's storage would create its tables
         raise InvalidInput(f"no study {name!r} in the database; known studies: none "
                            "(run: harness tune STUDY.toml)")
-    storage = _storage(url, 120)
+    storage = _storage(url)
     call = _translating(url)
     try:
         return Study(call(lambda: optuna.load_study(study_name=name, storage=storage)), storage, url)

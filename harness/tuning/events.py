@@ -27,12 +27,12 @@ class TuningProgress:
 
 @dataclass(frozen=True)
 class TrialEnded:
-    """A trial of this driver ended: complete, pruned or interrupted."""
+    """A trial was told: complete or pruned, with its gain over the incumbent (the incumbent's is 0)."""
 
     number: int
     how: str
     games: int
-    mean: float | None
+    gain: float | None
 
 
 @dataclass(frozen=True)
@@ -44,15 +44,16 @@ class PoolResized:
 
 
 @dataclass(frozen=True)
-class ValidationProgress:
-    """The validation games so far: the best trial and the defaults on the validation seeds."""
+class StageProgress:
+    """The games so far of a stage after the trials: ``race`` (the finalists) or ``confirmation``."""
 
+    stage: str
     games_done: int
     games_total: int
     seconds: float
 
 
-Event = TuningProgress | TrialEnded | PoolResized | ValidationProgress
+Event = TuningProgress | TrialEnded | PoolResized | StageProgress
 OnEvent = Callable[[Event], None]
 
 

@@ -2,10 +2,15 @@
 
 Pure parsing and validation (no Optuna, no database, no Ray): a study file is
 read into a frozen ``StudyFile`` or refused with one ``StudyFileError`` that
-names the file, the key and the valid choices. Everything the driver and the
-validation need from the file (the player spec for some weights, the match
-specs of some seeds, the fingerprint a resumed study must keep) is a method
-here, so a new kind of searched parameter is added in this module alone.
+names the file, the key and the valid choices. Everything the driver, the race
+and the confirmation need from the file (the player spec for some weights, the
+match specs of some openings, the fingerprint a resumed study must keep) is a
+method here, so a new kind of searched parameter is added in this module alone.
+
+A study plays openings of the game's suite (``harness.games.openings``): every
+opening in every game spec (seat, level) against every opponent, so a block of
+openings is balanced by construction. Its three parts (tuning, selection,
+confirmation) are disjoint ranges of the suite.
 """
 
 from __future__ import annotations
@@ -19,24 +24,33 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.errors import SpecError, StudyFileError, UnknownGame
+from harness.errors import InvalidInput, SpecError, StudyFileError, UnknownGame
 from harness.games import canonical_spec, parse_spec
 from harness.match import MatchSpec
 from harness.tuning.objectives import OBJECTIVES
 
 __all__ = ["OBJECTIVES", "SAMPLERS", "PRUNERS", "WeightRange", "StudyFile", "parse_study_file",
-           "load_study_file", "game_of", "opponent_of", "turns_label", "spec_key"]
+           "load_study_file", "turns_label", "spec_key", "Confirmation"]
 
-SAMPLERS = ("tpe", "random", "cmaes")
-PRUNERS = ("wilcoxon", "halving", "none")
-TOP_KEYS = ("name", "description", "game", "opening_plies", "player", "opponent", "params", "objective",
-            "sampler", "pruner", "p_threshold", "seed", "budget", "seeds", "weights", "validation")
-BUDGET_KEYS = ("trials", "games", "rungs", "parallel")
-SEED_KEYS = ("tuning", "validation")
-VALIDATION_KEYS = ("player",)
+SAMPLERS = ("tpe", "cmaes", "spsa", "random")
+PRUNERS = ("incumbent", "none")
+TOP_KEYS = ("name", "description", "game", "player", "opponent", "params", "objective", "sampler", "pruner",
+            "p_threshold", "seed", "budget", "openings", "weights", "incumbent", "selection", "confirmation",
+            "cmaes", "spsa")
+BUDGET_KEYS = ("trials", "block", "blocks", "parallel")
+OPENING_KEYS = ("suite", "tuning", "selection", "confirmation")
+SELECTION_KEYS = ("finalists",)
+CONFIRMATION_KEYS = ("player", "opponents", "smallest_gain", "tolerance", "power")
+CMAES_KEYS = ("sigma",)
 WEIGHT_KEYS = ("low", "high", "log", "choices")
 PARAM_KEYS = WEIGHT_KEYS + ("integer", "default")
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
+# keys of the study files before opening suites and paired gains (issue 43), and what replaced each
+REPLACED = {"seeds": "[openings] (suite, tuning, selection, confirmation: ranges of the game's opening suite)",
+            "opening_plies": "[openings] suite (a shipped suite of distinct, balanced openings)",
+            "validation": "[confirmation] (player, opponents, smallest_gain, tolerance, power)"}
+# The fraction of the objective's range a confirmation is sized to detect unless the file says (docs/tuning.md).
+SMALLEST_GAIN_SHARE = 0.02
 
 
 @dataclass(frozen=True)
@@ -59,32 +73,59 @@ class WeightRange:
 
 
 @dataclass(frozen=True)
+class Confirmation:
+    """``[confirmation]``: where the chosen weights are confirmed against the incumbent, and the test's size.
+
+    ``player`` sets fixed parameters (the budget of use) over both players;
+    ``opponents`` are every opponent the weights must hold against (default:
+    the study's); the test is sized to find ``smallest_gain`` with ``power``,
+    and a better verdict allows no opponent's gain below ``-tolerance``.
+    """
+
+    player: dict[str, Any]
+    opponents: tuple[str, ...]
+    smallest_gain: float
+    tolerance: float
+    power: float = 0.8
+
+
+@dataclass(frozen=True)
 class StudyFile:
     """A validated study file. ``text`` is the file as written, stored with the study."""
 
     path: str
     name: str
-    # the game specs the seeds take turns over (``game_of``): one, or a two-seat game's seats, a game's levels
+    # the game specs every opening is played in: one, or a two-seat game's seats, a game's levels
     game_specs: tuple[str, ...]
     player: dict[str, Any]
-    opponents: tuple[str, ...]  # they take turns by seed (``opponent_of``)
+    opponents: tuple[str, ...]  # every opening is played against each
     weights: tuple[WeightRange, ...]
     objective: str
     sampler: str
     pruner: str
-    p_threshold: float
+    p_threshold: float  # the chance, over all its looks, of pruning a trial as good as the incumbent
     seed: int
     trials: int
-    rungs: tuple[int, ...]
-    parallel: int | None
-    tuning_seeds: range
-    validation_seeds: range
-    opening_plies: int = 0
+    block: int  # openings per block: the unit of pruning, each played in every game spec against every opponent
+    blocks: int  # blocks per trial
+    parallel: int  # trials in flight: part of the study, not of the machine, so results do not depend on it
+    suite: str  # the opening suite's name
+    tuning_openings: range
+    selection_openings: range
+    confirmation_openings: range
+    confirmation: Confirmation
+    finalists: int = 3
     description: str = ""
     text: str = field(default="", repr=False, compare=False)
     params: tuple[WeightRange, ...] = ()  # searched parameters other than weights (``[params]``)
-    # fixed player parameters the validation plays with instead (``[validation] player``)
-    validation_player: dict[str, Any] = field(default_factory=dict)
+    incumbent: dict[str, float] = field(default_factory=dict)  # the starting value of every searched name
+    sampler_settings: dict[str, Any] = field(default_factory=dict)  # ``[cmaes]`` or ``[spsa]``
+
+    def spsa_settings(self) -> Any:
+        """The SPSA sampler's settings (``harness.tuning.spsa``): its pairs fill the trials after the incumbent."""
+        from harness.tuning.spsa import parse_spsa_settings
+        return parse_spsa_settings(self.sampler_settings, self.weights + self.params,
+                                   iterations=spsa_iterations(self.trials), seed=self.seed)
 
     @property
     def game(self) -> str:
@@ -102,13 +143,21 @@ class StudyFile:
         return turns_label(self.game_specs)
 
     @property
-    def games(self) -> int:
-        """Games per trial: the last rung."""
-        return self.rungs[-1]
+    def openings_per_trial(self) -> int:
+        """Openings a complete trial plays: ``blocks`` blocks of ``block``."""
+        return self.block * self.blocks
 
-    def default_weights(self) -> dict[str, float]:
-        """The default of every searched weight and parameter: the baseline trial's parameters."""
-        return {w.name: w.default for w in self.weights + self.params}
+    def combos(self, opponents: Sequence[str] | None = None) -> list[tuple[str, str]]:
+        """The (game spec, opponent) pairs each opening is played in, in a fixed order."""
+        return [(game, opponent) for game in self.game_specs for opponent in (opponents or self.opponents)]
+
+    def incumbent_weights(self) -> dict[str, float]:
+        """The incumbent's value of every searched weight and parameter: trial 0, the study's start.
+
+        Four significant digits, as every trial's (``Trial.suggest``), so its spec is trial 0's.
+        """
+        return {w.name: _four_digits(self.incumbent.get(w.name, w.default), w.integer)
+                for w in self.weights + self.params}
 
     def player_spec(self, weights: dict[str, float]) -> str:
         """The canonical spec of the study's player with ``weights`` (searched weights and parameters) set."""
@@ -121,48 +170,45 @@ class StudyFile:
         found = {key[2:]: value for key, value in searched.items() if key.startswith("w.")}
         return load_player({**params, "weights": fixed | found}, self.game).spec
 
-    def validation_spec(self, spec: str) -> str:
-        """A trial's player ``spec`` as the validation plays it: ``[validation] player`` set over it.
-
-        From the spec the trial played (its weights as it had them, four
-        significant digits), not from the sampler's raw values.
-        """
-        if not self.validation_player:
+    def confirmation_spec(self, spec: str) -> str:
+        """A trial's player ``spec`` as the confirmation plays it: ``[confirmation] player`` set over it."""
+        if not self.confirmation.player:
             return spec
         from players import load as load_player
         player = load_player(spec, self.game)
         params = {name: value for name, value in player.params.items() if value is not None}
-        return load_player({"kind": player.kind, **params, **self.validation_player, "weights": player.weights},
+        return load_player({"kind": player.kind, **params, **self.confirmation.player, "weights": player.weights},
                            self.game).spec
 
-    def matches(self, player: str, opponents: Sequence[str], seeds: Iterable[int]) -> list[MatchSpec]:
-        """The match specs of ``player`` on ``seeds``, in seed order: each seed's ``game_of`` against its
-        ``opponent_of``."""
-        return [MatchSpec(game_of(seed, self.game_specs, opponents), player, opponent_of(seed, opponents), seed,
-                          self.opening_plies) for seed in seeds]
+    def matches(self, player: str, openings: Iterable[int],
+                opponents: Sequence[str] | None = None) -> list[MatchSpec]:
+        """The match specs of ``player`` on ``openings``: each opening in every game spec against every
+        opponent, opening by opening (``combos`` order). The opening's index is the match's seed."""
+        pairs = self.combos(opponents)
+        return [MatchSpec(game, player, opponent, opening, openings=self.suite)
+                for opening in openings for game, opponent in pairs]
 
     def fingerprint(self) -> str:
-        """What must not change when a study resumes (the budget may)."""
+        """What must not change when a study resumes (the number of trials may)."""
         return json.dumps({
-            "game": self.game if len(self.game_specs) == 1 else list(self.game_specs), "player": self.player,
-            "opponent": self.opponents[0] if len(self.opponents) == 1 else list(self.opponents),
+            "game": list(self.game_specs), "player": self.player, "opponent": list(self.opponents),
             "weights": [[w.name, w.low, w.high, w.log, w.choices] for w in self.weights],
-            "objective": self.objective, "pruner": self.pruner, "rungs": self.rungs,
-            "tuning": [self.tuning_seeds.start, self.tuning_seeds.stop],
-            "opening_plies": self.opening_plies,
-            **({"params": [[p.name, p.low, p.high, p.log, p.choices, p.integer] for p in self.params]}
-               if self.params else {})}, sort_keys=True)
+            "params": [[p.name, p.low, p.high, p.log, p.choices, p.integer] for p in self.params],
+            "incumbent": self.incumbent_weights(), "objective": self.objective, "sampler": self.sampler,
+            "sampler_settings": self.sampler_settings, "pruner": self.pruner, "p_threshold": self.p_threshold,
+            "seed": self.seed, "block": self.block, "blocks": self.blocks, "parallel": self.parallel,
+            "suite": self.suite, "tuning": [self.tuning_openings.start, self.tuning_openings.stop]},
+            sort_keys=True)
 
 
-def opponent_of(seed: int, opponents: Sequence[str]) -> str:
-    """The opponent seed ``seed`` plays: a study's opponents take turns, ``opponents[seed % n]``."""
-    return opponents[seed % len(opponents)]
+def spsa_iterations(trials: int) -> int:
+    """SPSA's iterations in a study of ``trials``: after the incumbent, a pair each, and at least one last
+    trial that plays the mean the iterations reached (it takes part in the race)."""
+    return max(0, (trials - 2) // 2)
 
 
-def game_of(seed: int, games: Sequence[str], opponents: Sequence[str]) -> str:
-    """The game seed ``seed`` plays: the games take turns after a round of the opponents, so every run of
-    ``len(games) * len(opponents)`` seeds plays each game against each opponent once."""
-    return games[(seed // len(opponents)) % len(games)]
+def _four_digits(value: float, integer: bool) -> float:
+    return int(value) if integer else float(f"{float(value):.4g}")
 
 
 def turns_label(specs: Sequence[str]) -> str:
@@ -300,36 +346,6 @@ def _param(path: str, player: dict[str, Any], name: str, value: Any) -> WeightRa
     return WeightRange(name, cast(default), cast(low), cast(high), bool(log), None, integer)
 
 
-def _rungs(path: str, budget: dict[str, Any], pruner: str) -> tuple[int, ...]:
-    games = budget.get("games")
-    if games is not None:
-        _typed(path, "budget.games", games, int, "a positive integer")
-        if games < 1:
-            raise _error(path, "budget.games", f"{games} is not a positive integer")
-    rungs = budget.get("rungs")
-    if rungs is None:
-        if games is None:
-            raise _error(path, "budget", "give games (per trial) or rungs", BUDGET_KEYS)
-        rungs, step = [], min(8, games)
-        while step < games:
-            rungs.append(step)
-            step *= 4
-        rungs.append(games)
-    if (not isinstance(rungs, list) or not rungs
-            or not all(isinstance(r, int) and not isinstance(r, bool) and r > 0 for r in rungs)
-            or any(b <= a for a, b in zip(rungs, rungs[1:]))):
-        raise _error(path, "budget.rungs", f"{rungs!r} is not an increasing list of positive game counts")
-    if games is not None and rungs[-1] != games:
-        raise _error(path, "budget.rungs", f"the last rung {rungs[-1]} must equal budget.games {games}")
-    if pruner == "halving" and len(rungs) > 1:
-        factor = rungs[1] / rungs[0]
-        geometric = [rungs[0] * round(factor) ** k for k in range(len(rungs))]
-        if not factor.is_integer() or factor < 2 or geometric != list(rungs):
-            raise _error(path, "budget.rungs", f"{rungs!r}: successive halving needs rungs that grow by one "
-                         "integer factor (e.g. [8, 32, 128])")
-    return tuple(rungs)
-
-
 def _games(path: str, value: Any) -> tuple[str, ...]:
     """``game``: one game spec, or a list of one game's configurations (seats, levels) that seeds take turns over.
 
@@ -353,12 +369,12 @@ def _games(path: str, value: Any) -> tuple[str, ...]:
         raise _error(path, "game", f"{' and '.join(sorted(names))} are different games; a list holds one "
                      "game's seats or levels, whose evaluation features the weights are")
     if len(set(games)) < len(games):
-        raise _error(path, "game", "names a game configuration twice; the seeds take turns over the list")
+        raise _error(path, "game", "names a game configuration twice; every opening is played in each")
     return tuple(games)
 
 
-def _opponents(path: str, value: Any, game: str) -> tuple[str, ...]:
-    """``opponent``: one player spec, or a list of them that the seeds take turns against.
+def _opponents(path: str, value: Any, game: str, key: str = "opponent") -> tuple[str, ...]:
+    """``opponent``: one player spec, or a list of them; every opening is played against each.
 
     Weights tuned against one opponent fit that opponent (docs/tuning.md);
     against several (a ladder's hardest rungs) they must hold against each.
@@ -366,43 +382,113 @@ def _opponents(path: str, value: Any, game: str) -> tuple[str, ...]:
     from players import load as load_player
     specs = [value] if isinstance(value, str) else value
     if (not isinstance(specs, list) or not specs or not all(isinstance(spec, str) for spec in specs)):
-        raise _error(path, "opponent", f"{value!r} is not a player spec or a non-empty list of them")
+        raise _error(path, key, f"{value!r} is not a player spec or a non-empty list of them")
     if len(set(specs)) < len(specs):
-        raise _error(path, "opponent", "names an opponent twice; each seed plays the next one in the list")
+        raise _error(path, key, "names an opponent twice")
     for spec in specs:
         if not spec.startswith("tuned:"):  # named players are resolved by the database
             try:
                 load_player(spec, game)
             except SpecError as error:
-                raise _error(path, "opponent", str(error)) from None
+                raise _error(path, key, str(error)) from None
     return tuple(specs)
 
 
-def _validation_player(path: str, table: Any, player: dict[str, Any], game: str,
-                       params: tuple[WeightRange, ...]) -> dict[str, Any]:
-    """``[validation] player``: fixed parameters of the player that the validation sets otherwise.
+def _confirmation(path: str, table: Any, player: dict[str, Any], game_specs: tuple[str, ...],
+                  params: tuple[WeightRange, ...], opponents: tuple[str, ...], objective: str) -> Confirmation:
+    """``[confirmation]``: the budget of use, the opponents the weights must hold against, the test's size.
 
     A study plays its trials at a fraction of the budget its weights are
-    meant for, and weights tuned at one budget can lose at another
-    (docs/tuning.md); validating at the budget of use makes the verdict about
-    that player. The kind, the weights and the searched parameters stay the
-    trials' own: the validation compares the same two weight sets.
+    meant for, and weights tuned at one budget or against one opponent can
+    lose at another (docs/tuning.md); confirming at the budget of use against
+    every opponent makes the verdict about the player as it will be used. The
+    kind, the weights and the searched parameters stay the trials' own.
     """
     from players import load as load_player
-    table = _typed(path, "validation", table, dict, "a table")
-    _check_keys(path, "validation.", table, VALIDATION_KEYS)
-    overrides = dict(_typed(path, "validation.player", table.get("player", {}), dict,
+    from harness.tuning.objectives import value_bounds
+    table = _typed(path, "confirmation", table, dict, "a table")
+    _check_keys(path, "confirmation.", table, CONFIRMATION_KEYS)
+    overrides = dict(_typed(path, "confirmation.player", table.get("player", {}), dict,
                             "a table of the player's fixed parameters, like { nodes = 1500000 }"))
     searched = {p.name for p in params}
     for key in overrides:
         if key in ("kind", "weights") or key in searched:
-            raise _error(path, f"validation.player.{key}", "the validation plays the trials' kind, weights "
+            raise _error(path, f"confirmation.player.{key}", "the confirmation plays the trials' kind, weights "
                          "and searched parameters; set a fixed parameter (a budget: nodes, depth, time)")
     try:
-        load_player({**player, **overrides}, game)
+        load_player({**player, **overrides}, game_specs[0])
     except SpecError as error:
-        raise _error(path, "validation.player", str(error)) from None
-    return overrides
+        raise _error(path, "confirmation.player", str(error)) from None
+    given = table.get("opponents", list(opponents))
+    if given == "ladder":  # every stand-in rung of the game: weights tuned on some rungs must hold on all
+        from players.ladder import ladder
+        given = ladder(game_specs[0])
+    confirm_opponents = _opponents(path, given, game_specs[0], "confirmation.opponents")
+    low, high = value_bounds(game_specs, objective)
+    smallest = _typed(path, "confirmation.smallest_gain",
+                      table.get("smallest_gain", round(SMALLEST_GAIN_SHARE * (high - low), 6)), (int, float),
+                      "a positive number (in the objective's units)")
+    if smallest <= 0:
+        raise _error(path, "confirmation.smallest_gain", f"{smallest} is not positive")
+    tolerance = _typed(path, "confirmation.tolerance", table.get("tolerance", 2 * smallest), (int, float),
+                       "a number >= 0 (in the objective's units)")
+    if tolerance < 0:
+        raise _error(path, "confirmation.tolerance", f"{tolerance} is negative")
+    power = _typed(path, "confirmation.power", table.get("power", 0.8), (int, float), "a number")
+    if not 0.5 <= power < 1:
+        raise _error(path, "confirmation.power", f"{power} is not in [0.5, 1)")
+    return Confirmation(overrides, confirm_opponents, float(smallest), float(tolerance), float(power))
+
+
+def _openings(path: str, table: Any, game: str, budget_openings: int) -> tuple[str, range, range, range]:
+    """``[openings]``: the suite and its three disjoint parts (tuning, selection, confirmation)."""
+    from harness.games.openings import load_suite
+    table = _typed(path, "openings", table, dict, "a table")
+    _check_keys(path, "openings.", table, OPENING_KEYS)
+    try:
+        suite = load_suite(game, _typed(path, "openings.suite", table["suite"], str, "a suite name")
+                           if "suite" in table else None)
+    except (InvalidInput, ValueError) as error:
+        raise _error(path, "openings.suite", str(error)) from None
+    parts = []
+    for key in OPENING_KEYS[1:]:
+        if key not in table:
+            raise _error(path, f"openings.{key}", "missing ([first, stop] of the suite's openings)")
+        part = _seed_range(path, f"openings.{key}", table[key])
+        if part.stop > len(suite):
+            raise _error(path, f"openings.{key}", f"{[part.start, part.stop]} goes past the suite "
+                         f"{suite.name!r}, which holds openings 0..{len(suite) - 1}")
+        parts.append(part)
+    for (i, first), (j, second) in ((p, q) for p in enumerate(parts) for q in enumerate(parts) if p[0] < q[0]):
+        if first.start < second.stop and second.start < first.stop:
+            raise _error(path, "openings", f"{OPENING_KEYS[1 + i]} and {OPENING_KEYS[1 + j]} overlap; the parts "
+                         "must be disjoint (a claim is made only on openings it never saw)")
+    if len(parts[0]) < budget_openings:
+        raise _error(path, "openings.tuning", f"{len(parts[0])} openings cannot fill a trial's "
+                     f"{budget_openings} (budget.block x budget.blocks)")
+    return suite.name, parts[0], parts[1], parts[2]
+
+
+def _sampler_settings(path: str, data: dict[str, Any], sampler: str,
+                      weights: tuple[WeightRange, ...]) -> dict[str, Any]:
+    """``[cmaes]`` or ``[spsa]``: the chosen sampler's settings (the other's table is refused)."""
+    for other in ("cmaes", "spsa"):
+        if other in data and other != sampler:
+            raise _error(path, other, f"settings of the {other} sampler, but sampler = {sampler!r}")
+    table = dict(_typed(path, sampler, data.get(sampler, {}), dict, "a table"))
+    if sampler == "cmaes":
+        _check_keys(path, "cmaes.", table, CMAES_KEYS)
+        sigma = _typed(path, "cmaes.sigma", table.get("sigma", 0.1), (int, float), "a number")
+        if not 0 < sigma <= 1:
+            raise _error(path, "cmaes.sigma", f"{sigma} is not in (0, 1] (the first step, a share of each range)")
+        return {"sigma": float(sigma)}
+    if sampler == "spsa":
+        from harness.tuning.spsa import parse_spsa_settings
+        try:
+            parse_spsa_settings(table, weights, iterations=1)
+        except StudyFileError as error:
+            raise StudyFileError(f"{path}: {str(error).replace('sampler.', 'spsa.', 1)}") from None
+    return table
 
 
 def parse_study_file(text: str, path: str = "<study>") -> StudyFile:
@@ -418,8 +504,11 @@ def parse_study_file(text: str, path: str = "<study>") -> StudyFile:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise StudyFileError(f"{path}: not valid TOML: {error}") from None
+    for key, replacement in REPLACED.items():
+        if key in data:
+            raise _error(path, key, f"no longer a study key; replaced by {replacement} (docs/tuning.md)")
     _check_keys(path, "", data, TOP_KEYS)
-    for key in ("name", "game", "player", "opponent", "budget", "seeds"):
+    for key in ("name", "game", "player", "opponent", "budget", "openings"):
         if key not in data:
             raise _error(path, key, "missing")
     if "weights" not in data and "params" not in data:
@@ -466,6 +555,7 @@ def parse_study_file(text: str, path: str = "<study>") -> StudyFile:
     for weight in weights:
         if weight.name in fixed:
             raise _error(path, f"player.weights.{weight.name}", "is both fixed and searched")
+    incumbent = _incumbent(path, data.get("incumbent", {}), weights + params)
 
     objective = data.get("objective", "mean_score")
     if objective not in OBJECTIVES:
@@ -473,49 +563,63 @@ def parse_study_file(text: str, path: str = "<study>") -> StudyFile:
     sampler = data.get("sampler", "tpe")
     if sampler not in SAMPLERS:
         raise _error(path, "sampler", f"unknown sampler {sampler!r}", SAMPLERS)
-    pruner = data.get("pruner", "wilcoxon")
+    sampler_settings = _sampler_settings(path, data, sampler, weights + params)
+    pruner = data.get("pruner", "incumbent")
     if pruner not in PRUNERS:
         raise _error(path, "pruner", f"unknown pruner {pruner!r}", PRUNERS)
-    p_threshold = _typed(path, "p_threshold", data.get("p_threshold", 0.1), (int, float), "a number")
+    p_threshold = _typed(path, "p_threshold", data.get("p_threshold", 0.05), (int, float), "a number")
     if not 0 < p_threshold < 1:
         raise _error(path, "p_threshold", f"{p_threshold} is not between 0 and 1")
     seed = _typed(path, "seed", data.get("seed", 0), int, "an integer")
-    opening_plies = _typed(path, "opening_plies", data.get("opening_plies", 0), int, "an integer")
-    if opening_plies < 0:
-        raise _error(path, "opening_plies", f"{opening_plies} is negative")
 
     budget = _typed(path, "budget", data["budget"], dict, "a table")
     _check_keys(path, "budget.", budget, BUDGET_KEYS)
-    if "trials" not in budget:
-        raise _error(path, "budget.trials", "missing")
-    trials = _typed(path, "budget.trials", budget["trials"], int, "a positive integer")
-    if trials < 1:
-        raise _error(path, "budget.trials", f"{trials} is not a positive integer")
-    rungs = _rungs(path, budget, pruner)
-    parallel = budget.get("parallel")
-    if parallel is not None and (_typed(path, "budget.parallel", parallel, int, "an integer") < 1):
-        raise _error(path, "budget.parallel", f"{parallel} is not a positive integer")
+    counts = {}
+    for key, default in (("trials", None), ("block", 8), ("blocks", 4), ("parallel", 4)):
+        if key not in budget and default is None:
+            raise _error(path, f"budget.{key}", "missing")
+        counts[key] = _typed(path, f"budget.{key}", budget.get(key, default), int, "a positive integer")
+        if counts[key] < 1:
+            raise _error(path, f"budget.{key}", f"{counts[key]} is not a positive integer")
+    if sampler == "spsa" and counts["trials"] < 4:
+        raise _error(path, "budget.trials", "SPSA needs at least 4 trials (the incumbent, a pair, the mean)")
 
-    seeds = _typed(path, "seeds", data["seeds"], dict, "a table")
-    _check_keys(path, "seeds.", seeds, SEED_KEYS)
-    for key in SEED_KEYS:
-        if key not in seeds:
-            raise _error(path, f"seeds.{key}", "missing")
-    tuning, validation = (_seed_range(path, f"seeds.{k}", seeds[k]) for k in SEED_KEYS)
-    if tuning.start < validation.stop and validation.start < tuning.stop:
-        raise _error(path, "seeds", f"tuning {[tuning.start, tuning.stop]} and validation "
-                     f"{[validation.start, validation.stop]} overlap; the ranges must be disjoint")
-    if len(tuning) < rungs[-1]:
-        raise _error(path, "seeds.tuning", f"{len(tuning)} seeds cannot play {rungs[-1]} games per trial")
-    validation_player = _validation_player(path, data.get("validation", {}), player, game, params)
+    suite, tuning, selection, confirmation_openings = _openings(path, data["openings"], game,
+                                                                counts["block"] * counts["blocks"])
+    selection_table = _typed(path, "selection", data.get("selection", {}), dict, "a table")
+    _check_keys(path, "selection.", selection_table, SELECTION_KEYS)
+    finalists = _typed(path, "selection.finalists", selection_table.get("finalists", 3), int, "a positive integer")
+    if finalists < 1:
+        raise _error(path, "selection.finalists", f"{finalists} is not a positive integer")
+    confirmation = _confirmation(path, data.get("confirmation", {}), player, game_specs, params, opponents,
+                                 objective)
 
     return StudyFile(
         path=path, name=name, game_specs=game_specs, player=player, opponents=opponents, weights=weights,
-        objective=objective, sampler=sampler, pruner=pruner, p_threshold=float(p_threshold),
-        seed=seed, trials=trials, rungs=rungs, parallel=parallel, tuning_seeds=tuning,
-        validation_seeds=validation, opening_plies=opening_plies,
-        description=str(data.get("description", "")), text=text, params=params,
-        validation_player=validation_player)
+        objective=objective, sampler=sampler, pruner=pruner, p_threshold=float(p_threshold), seed=seed,
+        trials=counts["trials"], block=counts["block"], blocks=counts["blocks"], parallel=counts["parallel"],
+        suite=suite, tuning_openings=tuning, selection_openings=selection,
+        confirmation_openings=confirmation_openings, confirmation=confirmation, finalists=finalists,
+        description=str(data.get("description", "")), text=text, params=params, incumbent=incumbent,
+        sampler_settings=sampler_settings)
+
+
+def _incumbent(path: str, table: Any, searched: tuple[WeightRange, ...]) -> dict[str, float]:
+    """``[incumbent]``: where the study starts (trial 0), when not at the defaults: a value per searched name."""
+    table = _typed(path, "incumbent", table, dict, "a table of name = value")
+    ranges = {w.name: w for w in searched}
+    found = {}
+    for name, value in table.items():
+        if name not in ranges:
+            raise _error(path, f"incumbent.{name}", "is not a searched weight or parameter", sorted(ranges))
+        value = _typed(path, f"incumbent.{name}", value, (int, float), "a number")
+        weight = ranges[name]
+        if weight.choices is not None and value not in weight.choices:
+            raise _error(path, f"incumbent.{name}", f"{value:g} is not one of the choices", weight.choices)
+        if not weight.low <= value <= weight.high:
+            raise _error(path, f"incumbent.{name}", f"{value:g} is outside the range {weight.describe()}")
+        found[name] = int(value) if weight.integer else float(value)
+    return found
 
 
 def load_study_file(path: str | os.PathLike[str]) -> StudyFile:

@@ -136,16 +136,12 @@ def create_app(db_url: str | None = None) -> Starlette:
     def study_document(request: Request) -> dict[str, Any]:
         from harness import report
         view = report.study_view(request.path_params["study"], url)
-        validation = view.validation
-        return {"format": "harness.study/1", "name": view.config.name, "game": view.config.games_label,
+        outcome = view.outcome
+        return {"format": "harness.study/2", "name": view.config.name, "game": view.config.games_label,
                 "games": list(view.config.game_specs), "opponent": view.config.opponent, "opponents": list(view.config.opponents),
                 "objective": view.config.objective, "counts": view.counts,
                 "best": view.best, "trials": report.trial_rows(view.trials),
-                "validation": None if validation is None else {
-                    "games": validation.games, "best_trial": validation.best_trial, "verdict": validation.verdict,
-                    "defaults": vars(validation.defaults), "tuned": vars(validation.tuned),
-                    "difference": vars(validation.difference), "tuned_spec": validation.tuned_spec,
-                    "defaults_spec": validation.defaults_spec}}
+                "outcome": None if outcome is None else outcome.to_dict()}
 
     def players_page(request: Request) -> Response:
         return page("Players", pages.players(queries.players_document(database)))

@@ -1,7 +1,8 @@
 """Every call of the Optuna adapter against a real Optuna RDB storage on SQLite: an upgrade breaks here.
 
-No Ray: the adapter only talks to the storage. The heartbeat thread is tested
-here too, with a "batch" (the main thread busy) longer than the grace period.
+No Ray: the adapter only talks to the storage. The lease and the heartbeat
+thread that renews it are tested here too, with a "batch" (the main thread
+busy) longer than the grace period.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ def config():
     return parse_study_file(tiny_study("unit", trials=4))
 
 
-def test_open_study_creates_it_with_the_baseline_enqueued_and_the_file_stored(url, config) -> None:
+def test_open_study_creates_it_with_the_incumbent_enqueued_and_the_file_stored(url, config) -> None:
     study = adapter.open_study(config, url)
     assert study.name == "unit"
     assert study.user_attrs["study_file"] == config.text and study.user_attrs["game"] == config.game
@@ -38,69 +39,78 @@ def test_open_study_creates_it_with_the_baseline_enqueued_and_the_file_stored(ur
 def test_opening_again_resumes_and_a_changed_search_space_is_refused(url, config) -> None:
     adapter.open_study(config, url)
     assert adapter.open_study(config, url).counts()["waiting"] == 1  # not enqueued twice
-    changed = parse_study_file(tiny_study("unit", trials=4).replace("games = 8", "games = 6")
-                               .replace("rungs = [4, 8]", "rungs = [3, 6]"))
+    changed = parse_study_file(tiny_study("unit", trials=4).replace("block = 4", "block = 3"))
     with pytest.raises(StudyFileError, match="different game, player, search space"):
         adapter.open_study(changed, url)
 
 
-def test_ask_takes_the_baseline_first_then_suggests_within_the_choices(url, config) -> None:
+def test_ask_takes_the_incumbent_first_then_suggests_within_the_choices(url, config) -> None:
     study = adapter.open_study(config, url)
-    first = study.ask()
+    first = study.ask(config, 0)
     assert first.number == 0
-    assert {w.name: first.suggest(w) for w in config.weights} == config.default_weights()
-    second = study.ask()
+    assert {w.name: first.suggest(w) for w in config.weights} == config.incumbent_weights()
+    second = study.ask(config, 1)
     for weight in config.weights:
         assert second.suggest(weight) in weight.choices
     assert study.counts()["running"] == 2 and sorted(study.numbers("running")) == [0, 1]
+    with pytest.raises(adapter.TrialTaken, match="asked for trial 5, Optuna gave trial 2"):
+        study.ask(config, 5)
+
+
+def test_a_trials_proposal_depends_on_the_seed_and_its_number_only(url, config, tmp_path) -> None:
+    """Re-seeded per trial: two storages with the same history propose the same trial 1, whatever was
+    asked before in the process."""
+    other = f"sqlite:///{tmp_path / 'other.db'}"
+    proposals = []
+    for where in (url, other):
+        study = adapter.open_study(config, where)
+        incumbent = study.ask(config, 0)
+        for weight in config.weights:
+            incumbent.suggest(weight)
+        study.tell_complete(incumbent, 0.0)
+        if where == other:  # another sampler used in between in this process changes nothing
+            adapter._sampler(config, 99).sample_independent
+        trial = study.ask(config, 1)
+        proposals.append({w.name: trial.suggest(w) for w in config.weights})
+    assert proposals[0] == proposals[1]
+
+
+def test_running_trials_are_reattached_with_their_parameters_and_told_in_order(url, config) -> None:
+    study = adapter.open_study(config, url)
+    asked = [study.ask(config, n) for n in range(3)]
+    params = [{w.name: t.suggest(w) for w in config.weights} for t in asked]
+    again = adapter.open_study(config, url)  # a new driver, after the first stopped
+    running = again.running()
+    assert [t.number for t in running] == [0, 1, 2]
+    assert [{w.name: t.suggest(w) for w in config.weights} for t in running] == params
+    running[0].report(-1.0, 0)
+    again.tell_pruned(running[0])
+    again.tell_complete(running[1], 2.5)
+    assert again.told() == {0: ("pruned", -1.0), 1: ("complete", 2.5)}
+    assert again.params_of(2) == params[2]
 
 
 def test_tell_complete_makes_the_best_trial_with_its_attributes(url, config) -> None:
     study = adapter.open_study(config, url)
     assert study.best() is None
-    trial = study.ask()
+    trial = study.ask(config, 0)
     {w.name: trial.suggest(w) for w in config.weights}
     trial.set_attr("spec", "alphabeta:depth=1")
     study.tell_complete(trial, 12.5)
     best = study.best()
     assert (best.number, best.value, best.spec) == (0, 12.5, "alphabeta:depth=1")
-    assert best.params == config.default_weights()
+    assert best.params == config.incumbent_weights()
     with pytest.raises(adapter.TrialTaken):  # told twice: someone finished it already
         study.tell_complete(trial, 1.0)
 
 
-def test_report_and_should_prune_follow_the_wilcoxon_pruner(url, config) -> None:
+def test_a_trial_reported_again_after_a_resume_keeps_its_first_values(url, config) -> None:
     study = adapter.open_study(config, url)
-    best = study.ask()
-    for weight in config.weights:
-        best.suggest(weight)
-    for step in range(8):
-        best.report(100.0 + step, step)
-    study.tell_complete(best, 103.5)
-    worse = study.ask()
-    for weight in config.weights:
-        worse.suggest(weight)
-    verdicts = []
-    for step in range(4):
-        worse.report(float(step), step)
-        verdicts.append(worse.should_prune())
-    assert verdicts[:3] == [False, False, False]  # fewer than the 4 startup steps (the first rung)
-    assert verdicts[3] is True
-    study.tell_pruned(worse)
-    assert study.counts()["pruned"] == 1
-    assert study.trials()[1]["intermediate"] == {0: 0.0, 1: 1.0, 2: 2.0, 3: 3.0}
-
-
-def test_a_failed_trial_is_enqueued_again_with_its_history(url, config) -> None:
-    study = adapter.open_study(config, url)
-    trial = study.ask()
-    params = {w.name: trial.suggest(w) for w in config.weights}
-    study.tell_failed_and_retry(trial)
-    retry = study.ask()
-    assert {w.name: retry.suggest(w) for w in config.weights} == params
-    assert study.retry_history(retry) == [0]
-    assert [t["retry_of"] for t in study.trials()] == [None, 0]
-    assert study.numbers("fail") == [0]
+    trial = study.ask(config, 0)
+    trial.report(1.5, 0)
+    trial.report(9.0, 0)  # a resumed driver reports its looks again
+    study.tell_pruned(trial)
+    assert study.trials()[0]["intermediate"] == {0: 1.5}
 
 
 def test_load_study_reads_a_stored_study_and_names_the_known_ones_when_missing(url, config) -> None:
@@ -112,8 +122,8 @@ def test_load_study_reads_a_stored_study_and_names_the_known_ones_when_missing(u
 
 def test_study_figures_are_optunas_plots(url, config) -> None:
     study = adapter.open_study(config, url)
-    for value in (1.0, 2.0):
-        trial = study.ask()
+    for number, value in enumerate((1.0, 2.0)):
+        trial = study.ask(config, number)
         for weight in config.weights:
             trial.suggest(weight)
         trial.report(value, 0)
@@ -137,64 +147,42 @@ def test_a_storage_whose_file_was_moved_away_says_so_as_the_results_database_doe
         study.set_attr("note", "x")
 
 
-def test_the_heartbeat_thread_keeps_a_trial_alive_through_a_batch_longer_than_the_grace_period(
-        url, config) -> None:
-    study = adapter.open_study(config, url, grace_period=2)
-    other_driver = adapter.open_study(config, url, grace_period=2)
-    trial = study.ask()
-    for weight in config.weights:
-        trial.suggest(weight)
-    with Heartbeat(study.beat, interval_s=0.5) as heartbeat:
-        heartbeat.add(trial.storage_id)
-        time.sleep(4.0)  # the main thread busy with one long batch: no result, no beat from it
-        other_driver.fail_stale()
-        assert other_driver.counts()["running"] == 1, "a live trial was failed as stale"
+def test_the_lease_keeps_a_second_driver_out_until_it_goes_stale(url, config) -> None:
+    study = adapter.open_study(config, url)
+    other_driver = adapter.open_study(config, url)
+    study.take_lease("first", grace_s=2)
+    with Heartbeat(lambda: study.renew_lease("first"), interval_s=0.5) as heartbeat:
+        time.sleep(3.0)  # the main thread busy with one long batch: the thread renews the lease
+        with pytest.raises(InvalidInput, match="being run by another driver \\(first"):
+            other_driver.take_lease("second", grace_s=2)
         assert heartbeat.beats >= 3 and heartbeat.last_error is None
-    time.sleep(3.0)  # no beat any more: now it is stale, and the other driver retries it
-    other_driver.fail_stale()
-    assert other_driver.numbers("fail") == [trial.number]
-    assert other_driver.counts()["waiting"] == 1
+    time.sleep(2.5)  # no renewal any more: the lease is stale, and the next driver takes the study
+    other_driver.take_lease("second", grace_s=2)
+    assert study.user_attrs["lease"]["driver"] == "second"
+    other_driver.release_lease("second")
+    study.take_lease("first", grace_s=2)  # released: no wait
 
 
-def test_a_trial_whose_driver_died_before_its_first_heartbeat_is_failed_and_retried(url, config) -> None:
-    """Optuna's stale check skips a running trial with no heartbeat: the adapter's does not, after the grace."""
-    study = adapter.open_study(config, url, grace_period=1)
-    study._study.ask()  # Optuna's ask, as a driver killed before its first beat left it: no heartbeat
-    live = study.ask()  # beating, but its driver stopped beating it: Optuna's own check fails it too
-    study.fail_stale()
-    assert study.counts()["running"] == 2, "failed before the grace period had passed"
-    time.sleep(2.5)
-    study.fail_stale()
-    assert study.numbers("fail") == [0, live.number] and study.counts()["waiting"] == 2
-    study.fail_stale()  # failed once: nothing more to do
-    assert study.numbers("fail") == [0, live.number] and study.counts()["waiting"] == 2
-
-
-def test_validation_means_of_bounded_values_stay_inside_the_bounds():
+def test_mean_intervals_of_bounded_values_stay_inside_the_bounds():
+    from harness.ratings import bounded_mean_interval
     from harness.tuning.objectives import value_bounds
-    from harness.tuning.validation import _interval
     assert value_bounds("totality", "win_rate") == (0.0, 1.0)
+    assert value_bounds("xiangqi", "wdl") == (-1.0, 1.0)
     low, high = value_bounds("totality", "mean_score")
-    near_top = _interval([1.0] * 9 + [0.0], (0.0, 1.0))
-    assert 0.0 <= near_top.low <= near_top.mean <= near_top.high <= 1.0
-    near_floor = _interval([low] * 8 + [low + 10.0, low + 20.0], (low, high))
-    assert low <= near_floor.low and near_floor.high <= high
+    _, near_low, near_high = bounded_mean_interval([1.0] * 9 + [0.0], (0.0, 1.0))
+    assert 0.0 <= near_low <= near_high <= 1.0
+    _, floor_low, floor_high = bounded_mean_interval([low] * 8 + [low + 10.0, low + 20.0], (low, high))
+    assert low <= floor_low and floor_high <= high
 
 
-def test_rank1_wins_is_the_rank1_rate_with_wins_as_the_tie_break():
-    """Stored Chinese chess games (wins, draws and losses of one player): a loss is 0, a draw 1, a win 1.1,
-    so the mean is the rank-1 rate plus a tenth of the win rate, inside its bounds."""
+def test_wdl_counts_a_win_one_a_draw_nothing_and_a_loss_minus_one():
+    """Stored Chinese chess games (wins, draws and losses of one player)."""
     from pathlib import Path
 
     from harness.results import MatchResult, read_results_file
-    from harness.tuning.objectives import WIN_BONUS, game_value, objective_value, value_bounds
+    from harness.tuning.objectives import game_value
     rows = read_results_file(Path(__file__).parents[2] / "docs" / "ladder" / "xiangqi-200k-default.jsonl")[0]
     results = [MatchResult(**row) for row in rows]
     assert {r.outcome for r in results} == {"win", "draw", "loss"}
-    values = [game_value(r, "rank1_wins") for r in results]
-    assert {r.outcome: v for r, v in zip(results, values)} == {"loss": 0.0, "draw": 1.0, "win": 1.0 + WIN_BONUS}
-    rank1 = objective_value([game_value(r, "rank1_rate") for r in results], "rank1_rate")
-    wins = objective_value([game_value(r, "win_rate") for r in results], "win_rate")
-    assert objective_value(values, "rank1_wins") == pytest.approx(rank1 + WIN_BONUS * wins)
-    low, high = value_bounds("xiangqi", "rank1_wins")
-    assert low <= min(values) and max(values) <= high == 1.0 + WIN_BONUS
+    values = {r.outcome: game_value(r, "wdl") for r in results}
+    assert values == {"loss": -1.0, "draw": 0.0, "win": 1.0}
