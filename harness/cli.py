@@ -23,7 +23,7 @@ import click
 from harness import __version__
 from harness.cli_options import (address_option, allow_engines_option, db_option, json_option, stored_integer,
                                  workers_option)
-from harness.console import output_console
+from harness.console import notes_shown_by, output_console
 from harness.errors import HarnessError, InvalidInput
 from harness.interrupts import is_stop, stop_on_signals
 from harness.masking import mask_url_passwords
@@ -50,13 +50,19 @@ class HarnessGroup(click.Group):
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
-            return super().invoke(ctx)
+            with notes_shown_by(print_note):  # every command: a library's notes, each once, on stderr
+                return super().invoke(ctx)
         except InvalidInput as error:
             raise click.UsageError(str(error), ctx) from None
         except HarnessError as error:
             if ctx.params.get("debug"):
                 print_traceback(error, ())
             raise click.ClickException(str(error)) from None
+
+
+def print_note(text: str) -> None:
+    """A library's note (``harness.console.note``) as one line on stderr: not an error, the command goes on."""
+    click.echo(f"harness: note: {one_line(text)}", err=True)
 
 
 @click.group(cls=HarnessGroup, context_settings={"help_option_names": ["-h", "--help"]})
