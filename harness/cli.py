@@ -23,7 +23,7 @@ import click
 from harness import __version__
 from harness.cli_options import (address_option, allow_engines_option, db_option, json_option, stored_integer,
                                  workers_option)
-from harness.console import output_console
+from harness.console import notes_shown_by, output_console
 from harness.errors import HarnessError, InvalidInput
 from harness.interrupts import is_stop, stop_on_signals
 from harness.masking import mask_url_passwords
@@ -50,13 +50,19 @@ class HarnessGroup(click.Group):
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
-            return super().invoke(ctx)
+            with notes_shown_by(print_note):  # every command: a library's notes, each once, on stderr
+                return super().invoke(ctx)
         except InvalidInput as error:
             raise click.UsageError(str(error), ctx) from None
         except HarnessError as error:
             if ctx.params.get("debug"):
                 print_traceback(error, ())
             raise click.ClickException(str(error)) from None
+
+
+def print_note(text: str) -> None:
+    """A library's note (``harness.console.note``) as one line on stderr: not an error, the command goes on."""
+    click.echo(f"harness: note: {one_line(text)}", err=True)
 
 
 @click.group(cls=HarnessGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -299,10 +305,18 @@ def print_leaderboard(document: dict[str, Any], by: str, *, as_json: bool = Fals
         title = f"{document['game']}" + (f" vs {document['opponent']}" if document["opponent"] else "")
         print_table(title + f" (ranked by {by})",
                     ["#", "player", "games", "W", "D", "L", "mean", "95% interval", "best", "worst", "live≠"],
-                    [[row["rank"], row["player"] + (f"  ({row['alias']})" if row["alias"] else ""),
+                    [[row["rank"], row["player"] + alias_text(row),
                       row["games"], row["wins"], row["draws"], row["losses"], f"{row['mean']:.3f}",
                       format_interval(row["low"], row["high"]), f"{row['best']:.3f}", f"{row['worst']:.3f}",
                       row["mismatches"]] for row in rows])
+
+
+def alias_text(row: dict[str, Any]) -> str:
+    """A row's ``tuned:`` aliases with their studies' verdicts, to follow its spec (empty without an alias)."""
+    if not row["alias"]:
+        return ""
+    named = zip(row["alias"].split(","), row["verdict"].split(","))  # in the same order (docs/db.md)
+    return "  (" + ", ".join(f"{alias}: {verdict}" for alias, verdict in named) + ")"
 
 
 @cli.command()
@@ -343,7 +357,7 @@ def print_ratings(document: dict[str, Any], *, as_json: bool = False) -> None:
     note = f", {document['prior_draws']:g} virtual draws each" if document["prior_draws"] else ""
     print_table(f"{document['game']}: Bradley-Terry Elo{note}",
                 ["#", "player", "Elo", "95% interval", "games", "points"],
-                [[r["rank"], r["player"] + (f"  ({r['alias']})" if r["alias"] else ""), f"{r['elo']:.0f}",
+                [[r["rank"], r["player"] + alias_text(r), f"{r['elo']:.0f}",
                   format_interval(r["low"], r["high"], "{:.0f}"), r["games"], f"{r['points']:g}"]
                  for r in document["ratings"]])
 
@@ -454,14 +468,18 @@ def studies(as_json: bool, db_url: str | None) -> None:
     print_table("studies", ["study", "game", "complete", "pruned", "failed", "running", "best", "games", "player"],
                 [[s["name"], s["game"] or "-", s["complete"], s["pruned"], s["failed"], s["running"],
                   "-" if s["best_value"] is None else f"{s['best_value']:.3f} (trial {s['best_trial']})",
-                  s["games"], s["tuned_player"] or "-"] for s in document["studies"]])
+                  s["games"], "-" if s["tuned_player"] is None else f"{s['tuned_player']} [{s['tuned_verdict']}]"]
+                 for s in document["studies"]])
 
 
 @cli.command()
 @json_option("one JSON document (format in docs/db.md)")
 @db_option
 def players(as_json: bool, db_url: str | None) -> None:
-    """List the named players: each tuned:<name> alias with its game and the full spec it stands for.
+    """List the named players: each tuned:<name> alias with its game, its study's verdict and its full spec.
+
+    The verdict is the study's confirmation against its incumbent: better,
+    no gain or worse, with its evidence; unconfirmed when none stands behind it.
 
     \b
     Examples:
@@ -485,8 +503,9 @@ def players(as_json: bool, db_url: str | None) -> None:
             continue
         console.print(title, style="bold", markup=False, highlight=False)
         for player in entries:  # one line each, whole: the spec can be copied from a log
-            console.print(f"{player['name']}  {player['game']}  {player['spec']}"
-                          + (f"  ({player['note']})" if player.get("note") else ""), markup=False, highlight=False)
+            about = "; ".join(text for text in (player.get("note"), player.get("verdict_detail")) if text)
+            console.print(f"{player['name']}  {player['game']}  [{player['verdict']}]  {player['spec']}"
+                          + (f"  ({about})" if about else ""), markup=False, highlight=False)
 
 
 PLAYER_SECTIONS = {

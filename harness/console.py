@@ -11,11 +11,21 @@ no sign of life; ``LoggedProgress`` prints a task's line there instead, each
 time it passes a tenth of its total and at least once a minute while it is
 updated (a study's trials bar moves its games count long before a trial
 ends; a live game's line its actions).
+
+A note is something the user should know that is not an error (a tuned
+player its study did not confirm better). The library says it with
+``note(text)``, a Python warning of category ``Note``, so any layer can say it
+without knowing who listens and a plain Python caller sees it as a warning;
+the CLI runs each command inside ``notes_shown_by(...)``, which prints each
+note once, as one line, and leaves every other warning alone.
 """
 
 from __future__ import annotations
 
 import time
+import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from rich.console import Console
@@ -72,3 +82,37 @@ class LoggedProgress(Progress):
         if tenth > last_tenth or now - last_time >= self._every_s:
             self._logged[task_id] = (tenth, now)
             self.console.print(self.make_tasks_table([task]))
+
+
+class Note(UserWarning):
+    """Something the user should know that is not an error; the CLI prints it as one ``harness: note:`` line."""
+
+
+def note(text: str) -> None:
+    """Tell the user ``text`` (one line) through whoever shows notes: the CLI, or Python's warnings."""
+    warnings.warn(Note(text), stacklevel=2)
+
+
+@contextmanager
+def notes_shown_by(show: Callable[[str], None]) -> Iterator[None]:
+    """Within: each ``Note`` goes to ``show`` once (the same text once), other warnings as Python shows them.
+
+    Python's own once-only filters remember a text for the whole process,
+    so a second command in the same process (a test, a script) would stay
+    silent; here every block starts afresh.
+    """
+    shown: set[str] = set()
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", Note)
+        others = warnings.showwarning
+
+        def route(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                  file: Any = None, line: str | None = None) -> None:
+            if not issubclass(category, Note):
+                others(message, category, filename, lineno, file, line)
+            elif str(message) not in shown:
+                shown.add(str(message))
+                show(str(message))
+
+        warnings.showwarning = route
+        yield

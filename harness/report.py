@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from harness import tuning
 from harness.errors import InvalidInput
 from harness.files import check_output_file, write_text_whole
+from harness.verdicts import shown_verdict
 from players.named import SpecResolver
 
 if TYPE_CHECKING:
@@ -262,7 +263,9 @@ def studies_document(db_url: str | None = None) -> dict[str, Any]:
                         "best_params": None if best is None else best["params"],
                         "games": sum(r.matches for r in own),
                         "tuned_player": None if player is None else f"tuned:{name}",
-                        "tuned_spec": None if player is None else player.spec})
+                        "tuned_spec": None if player is None else player.spec,
+                        "tuned_verdict": None if player is None else shown_verdict(player.verdict),
+                        "tuned_verdict_detail": None if player is None else player.detail})
     return {"format": STUDIES_FORMAT, "studies": studies}
 
 

@@ -7,15 +7,26 @@ canonical specs the run stores and plays: it asks the database only for a
 named player, opens it only then (bad input creates nothing), and keeps each
 answer, so a spec is resolved and canonicalised once however often the run
 names it.
+
+Being that one place, it is also where using a tuned player that its study
+did not confirm better than the incumbent (``no gain``, ``worse``, or no
+verdict at all) is said: a note (``harness.console.note``), once per player
+per run, which the CLI prints as one line on stderr for every command that
+plays one (play, tournament, live, arena, a study's opponents).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
+from harness.console import note
 from harness.errors import SpecError
+from harness.verdicts import unconfirmed_note
 from players import load as load_player
+
+if TYPE_CHECKING:
+    from harness.db.records import NamedPlayerRecord
 
 NAMED_PREFIX = "tuned:"
 
@@ -24,6 +35,8 @@ class AliasStore(Protocol):
     """What resolving a named player needs of the results database (``harness.db.Database``)."""
 
     def resolve_spec(self, spec: str, allow_engines: bool = False) -> str: ...
+
+    def named_player_record(self, name: str) -> NamedPlayerRecord | None: ...
 
 
 def is_named(spec: str) -> bool:
@@ -47,12 +60,24 @@ class SpecResolver:
         self.allow_engines = allow_engines
         self.aliases: dict[str, str] = {}  # canonical spec -> the name it was given as
         self._known: dict[tuple[str, str | None], str] = {}
+        self._noted: set[str] = set()
 
     def resolve(self, spec: str) -> str:
-        """The spec a named player stands for (as stored); any other spec unchanged."""
+        """The spec a named player stands for (as stored); any other spec unchanged.
+
+        A named player not confirmed better by its study is noted once (see the module's docstring).
+        """
         if not is_named(spec):
             return spec
-        return self._database().resolve_spec(spec, allow_engines=self.allow_engines)
+        store = self._database()
+        resolved = store.resolve_spec(spec, allow_engines=self.allow_engines)
+        if spec not in self._noted:
+            self._noted.add(spec)
+            record = store.named_player_record(spec[len(NAMED_PREFIX):])
+            text = None if record is None else unconfirmed_note(spec, record.verdict, record.detail)
+            if text is not None:
+                note(text)
+        return resolved
 
     def canonical(self, spec: str, game: str | None = None) -> str:
         """``spec`` resolved and in canonical form, its weights checked against ``game`` when given.

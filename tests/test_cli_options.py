@@ -80,6 +80,9 @@ class CountingStore:
         self.lookups += 1
         return {"tuned:best": "alphabeta:depth=2"}.get(spec, spec)
 
+    def named_player_record(self, name: str) -> None:
+        return None  # no verdict to say anything about
+
 
 def test_a_named_player_is_resolved_once_per_run_however_often_it_is_named():
     store = CountingStore()

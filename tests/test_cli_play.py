@@ -119,6 +119,25 @@ def test_play_resolves_a_tuned_player_from_the_results_database(capsys, tmp_path
     assert code == 2 and err.count("\n") == 1 and "tuned:champion" in err
 
 
+def test_playing_a_tuned_player_not_confirmed_better_says_so_in_one_line_and_a_better_one_says_nothing(
+        capsys, tmp_path):
+    from harness.db import open_database
+    url = f"sqlite:///{tmp_path / 'results.db'}"
+    with open_database(url) as db:
+        db.save_named_player("flat", "alphabeta:depth=1", "totality", verdict="no gain",
+                             detail="+0.4 [-2.0, 2.8] over 240 openings")
+        db.save_named_player("champion", "alphabeta:depth=2", "totality", verdict="better",
+                             detail="+12.3 [4.1, 20.5] over 240 openings")
+    code, out, err = run(capsys, "play", "totality", "--player", "tuned:flat", "--opponent", "tuned:flat",
+                         "--games", "2", "--json", "--db", url)
+    assert code == 0 and len(out.splitlines()) == 2  # stdout stays the results alone
+    assert err == ("harness: note: tuned:flat is not confirmed better than its study's incumbent (verdict: no gain); "
+                   "its evidence: +0.4 [-2.0, 2.8] over 240 openings\n")
+    code, out, err = run(capsys, "play", "totality", "--player", "tuned:champion", "--opponent", "random",
+                         "--db", url)
+    assert code == 0 and err == ""
+
+
 def test_play_games_record_stores_a_run_that_show_and_leaderboard_see(tmp_path, capsys):
     url = f"sqlite:///{tmp_path / 'played.db'}"
     code, out, err = run(capsys, "play", "ravenward", "--player", "greedy", "--opponent", "random", "--seed", "5",

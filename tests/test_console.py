@@ -1,4 +1,5 @@
-"""Piped output is never hard-wrapped (long specs stay on one line), and a log shows progress as it goes."""
+"""Piped output is never hard-wrapped (long specs stay on one line), a log shows progress as it goes, and
+a note reaches whoever shows notes once."""
 
 from __future__ import annotations
 
@@ -6,13 +7,14 @@ import io
 import re
 import subprocess
 import sys
+import warnings
 
 from rich.console import Console
 from rich.progress import MofNCompleteColumn, TextColumn, TimeRemainingColumn
 from rich.table import Table
 from rich.text import Text
 
-from harness.console import LoggedProgress, output_console
+from harness.console import LoggedProgress, note, notes_shown_by, output_console
 
 
 def test_piped_output_keeps_long_lines_and_tables_whole(capsys):
@@ -102,3 +104,17 @@ def test_a_task_whose_steps_are_minutes_apart_still_shows_an_eta():
         now[0] += 60.0
         bar.advance(task)
     assert TimeRemainingColumn().render(bar.tasks[0]).plain == "0:07:00"
+
+
+def test_each_note_is_shown_once_per_block_and_other_warnings_pass_by():
+    for _ in range(2):  # a second block (a second command in one process) shows its notes again
+        shown: list[str] = []
+        with warnings.catch_warnings(record=True) as others:
+            warnings.simplefilter("always")
+            with notes_shown_by(shown.append):
+                note("tuned:a is not confirmed better")
+                note("tuned:a is not confirmed better")
+                note("tuned:b is not confirmed better")
+                warnings.warn("something else", DeprecationWarning)
+        assert shown == ["tuned:a is not confirmed better", "tuned:b is not confirmed better"]
+        assert [str(w.message) for w in others] == ["something else"]

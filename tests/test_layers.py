@@ -34,7 +34,8 @@ OWNERS = {
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("foundation: errors, plain values, statistics, files, terminal, stop requests",
      ("harness", "harness.errors", "harness.results", "harness.ratings", "harness.sprt", "harness.files",
-      "harness.console", "harness.trust", "harness.spec_forms", "harness.interrupts", "harness.masking")),
+      "harness.console", "harness.trust", "harness.spec_forms", "harness.interrupts", "harness.masking",
+      "harness.verdicts")),
     ("games: rules engines, their registry and spec parsing, replay of a recorded match",
      ("harness.games", "harness.replay")),
     ("db: SQLAlchemy, migrations, leaderboards over stored results",

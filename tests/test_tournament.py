@@ -195,6 +195,9 @@ class OneNamedPlayer:
         self.lookups += 1
         return {"tuned:best": "alphabeta:depth=2"}.get(spec, spec)
 
+    def named_player_record(self, name: str) -> None:
+        return None  # no verdict to say anything about
+
 
 def test_plan_canonicalizes_specs_and_round_trips_through_the_run_config():
     config = plan("totality:level=easy", ["alphabeta:depth=2", "greedy"], "gbot", games=4,
@@ -222,9 +225,12 @@ def test_cli_runs_a_gauntlet_prints_the_leaderboard_and_resumes_by_name(tmp_path
         database.save_named_player("shallow", "alphabeta:depth=1", GAME)
     code = main(["tournament", GAME, "--player", "greedy", "--player", "tuned:shallow", "--opponent", "random",
                  "--games", "2", "--workers", "1", "--db", db, "--run-name", "smoke"])
-    out = capsys.readouterr().out
+    out, err = capsys.readouterr()
     assert code == 0
-    assert "greedy" in out and "alphabeta:depth=1  (tuned:shallow)" in out and "4/4 games recorded" in out
+    assert "greedy" in out and "alphabeta:depth=1  (tuned:shallow: unconfirmed)" in out and "4/4 games recorded" in out
+    notes = [line for line in err.splitlines() if line.startswith("harness: note:")]  # beside the progress
+    assert notes == ["harness: note: tuned:shallow is not confirmed better than its study's incumbent "
+                     "(verdict: unconfirmed)"]  # once, however often the run names it
     with open_database(db) as database:
         assert {m.player for m in database.matches()} == {"greedy", "alphabeta:depth=1"}
     assert main(["tournament", "--resume", "smoke", "--workers", "1", "--db", db]) == 0

@@ -50,6 +50,7 @@ from harness.masking import mask_url_passwords
 from harness.results import MatchResult
 from harness.ratings import Ratings
 from harness.trust import guard_command
+from harness.verdicts import check_verdict
 
 DEFAULT_URL = "sqlite:///harness.db"
 ALIAS_PREFIX = "tuned:"
@@ -667,26 +668,40 @@ class Database:
 
     # -- named players ----------------------------------------------------------------------
 
-    def save_named_player(self, name: str, spec: str, game: str, note: str = "") -> None:
-        """Store (or replace) the alias ``tuned:<name>`` for a canonical player spec.
+    def save_named_player(self, name: str, spec: str, game: str, note: str = "", *, verdict: str | None = None,
+                          detail: str = "") -> None:
+        """Store (or replace) the alias ``tuned:<name>`` for a canonical player spec, with its study's verdict.
+
+        Args:
+            verdict: the study's confirmation against its incumbent, one of
+                ``harness.verdicts.VERDICTS``; None (a player saved by hand)
+                is unconfirmed. Replacing a player replaces its verdict too:
+                the old one spoke of other weights.
+            detail: the confirmation's evidence in a few words
+                (``+12.3 [4.1, 20.5] over 240 openings``).
 
         Raises:
-            InvalidInput: a name that is not letters, digits, ``_ . -``.
+            InvalidInput: a name that is not letters, digits, ``_ . -``, or an unknown verdict.
         """
         if not NAME_PATTERN.match(name):
             raise InvalidInput(f"player name {name!r} is not valid; use letters, digits, '_', '.', '-' "
                                "(at most 200, starting with a letter or digit)")
+        values = dict(spec=spec, game=game, note=note, verdict=check_verdict(verdict), verdict_detail=detail or None)
         with self.session(write=True) as session:
-            session.execute(self._insert(NamedPlayerRow).values(name=name, spec=spec, game=game, note=note,
-                                                                created=now())
+            session.execute(self._insert(NamedPlayerRow).values(name=name, created=now(), **values)
                             .on_conflict_do_nothing(index_elements=["name"]))
-            session.execute(update(NamedPlayerRow).where(NamedPlayerRow.name == name)
-                            .values(spec=spec, game=game, note=note))
+            session.execute(update(NamedPlayerRow).where(NamedPlayerRow.name == name).values(**values))
 
     def named_player(self, name: str) -> str | None:
         """The canonical spec stored for a name, or None."""
         with self.session() as session:
             return session.scalar(select(NamedPlayerRow.spec).where(NamedPlayerRow.name == name))
+
+    def named_player_record(self, name: str) -> NamedPlayerRecord | None:
+        """The alias ``tuned:<name>`` as stored (spec, game, note, verdict), or None."""
+        with self.session() as session:
+            row = session.scalar(select(NamedPlayerRow).where(NamedPlayerRow.name == name))
+            return None if row is None else _named_record(row)
 
     def named_players(self) -> dict[str, str]:
         """Every stored name and its spec, sorted by name."""
@@ -695,10 +710,10 @@ class Database:
             return {name: spec for name, spec in rows}
 
     def named_player_records(self) -> list[NamedPlayerRecord]:
-        """Every stored ``tuned:`` alias with its spec, game, note and time, sorted by name."""
+        """Every stored ``tuned:`` alias with its spec, game, note, time and verdict, sorted by name."""
         with self.session() as session:
             rows = session.scalars(select(NamedPlayerRow).order_by(NamedPlayerRow.name))
-            return [NamedPlayerRecord(row.name, row.spec, row.game, row.note, _utc(row.created)) for row in rows]
+            return [_named_record(row) for row in rows]
 
     def study_names(self) -> list[str]:
         """The studies whose trials or validations are recorded here (runs with a study), sorted."""
@@ -940,6 +955,11 @@ def _match_record(row: MatchRow, player: str, opponent: str) -> MatchRecord:
         actions=row.actions, plies=row.plies, duration_s=row.duration_s, player_s=row.player_s,
         opponent_s=row.opponent_s, key=row.key, opening_plies=row.opening_plies, source=row.source,
         server_score=row.server_score, error=row.error, extra=row.extra)
+
+
+def _named_record(row: NamedPlayerRow) -> NamedPlayerRecord:
+    return NamedPlayerRecord(row.name, row.spec, row.game, row.note, _utc(row.created), verdict=row.verdict,
+                             detail=row.verdict_detail or "")
 
 
 def _live_record(row: LiveGameRow) -> LiveGameRecord:

@@ -7,9 +7,9 @@ unique by the match's deterministic key: a re-run batch, a retried trial or
 the same gauntlet run twice store each match once, so every count over the
 table counts distinct matches), per membership of a match in a run
 (``run_matches``: a run that played or reused a match already recorded by
-another holds it here, without a copy), per
-alias of a tuned configuration (``named_players``) and per live game in
-progress (``live_games``, so an interrupted live session can resume).
+another holds it here, without a copy), per alias of a tuned configuration
+with its study's verdict (``named_players``) and per live game in progress
+(``live_games``, so an interrupted live session can resume).
 
 The schema is changed only through the Alembic migrations in
 ``harness/db/migrations``; a test checks that migrating an empty database
@@ -130,7 +130,12 @@ class RunMatchRow(Base):
 
 
 class NamedPlayerRow(Base):
-    """An alias ``tuned:<name>`` for a stored canonical player spec."""
+    """An alias ``tuned:<name>`` for a stored canonical player spec, with its study's verdict.
+
+    ``verdict`` is one of ``harness.verdicts.VERDICTS``, NULL for a player no
+    confirmation stands behind (saved before verdicts were kept, or by hand);
+    ``verdict_detail`` is the confirmation's evidence in a few words.
+    """
 
     __tablename__ = "named_players"
 
@@ -140,6 +145,8 @@ class NamedPlayerRow(Base):
     game: Mapped[str] = mapped_column(String(SPEC))
     note: Mapped[str] = mapped_column(Text)
     created: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    verdict: Mapped[str | None] = mapped_column(String(16))
+    verdict_detail: Mapped[str | None] = mapped_column(Text)
 
 
 class LiveGameRow(Base):

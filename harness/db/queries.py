@@ -23,6 +23,7 @@ from harness.db.specs import canonical_game, game_condition, game_parts, spec_ha
 from harness.errors import InvalidInput
 from harness.games import load as load_game
 from harness.ratings import Ratings, bounded_interval_from_moments, rate_matches
+from harness.verdicts import shown_verdict
 
 if TYPE_CHECKING:
     from harness.db.database import Database
@@ -89,9 +90,10 @@ def leaderboard(database: Database, game: str, opponent: str | None = None, run:
     rows = []
     for spec, games, wins, draws, losses, total, squares, best, worst, mismatches in aggregates:
         mean, low, high = bounded_interval_from_moments(games, float(total), float(squares), bounds, confidence)
-        rows.append(dict(player=spec, alias=aliases.get(spec), games=games, wins=int(wins), draws=int(draws),
+        alias, verdict = aliases.get(spec, (None, None))
+        rows.append(dict(player=spec, alias=alias, games=games, wins=int(wins), draws=int(draws),
                          losses=int(losses), mean=mean, low=low, high=high, best=float(best), worst=float(worst),
-                         mismatches=int(mismatches)))
+                         mismatches=int(mismatches), verdict=verdict))
     rows.sort(key=lambda r: (-r[by if by == "mean" else "low"], -r["mean"], -r["games"], r["player"]))
     return [LeaderboardRow(rank=rank, **row) for rank, row in enumerate(rows, 1)]
 
@@ -162,12 +164,17 @@ def _filter(database: Database, query: Any, opponent: str | None, run: int | str
     return query
 
 
-def _aliases(session: Any) -> dict[str, str]:
-    """Canonical spec -> its ``tuned:`` aliases (comma separated when several)."""
-    aliases: dict[str, list[str]] = {}
-    for name, spec in session.execute(select(NamedPlayerRow.name, NamedPlayerRow.spec).order_by(NamedPlayerRow.name)):
-        aliases.setdefault(spec, []).append(f"tuned:{name}")
-    return {spec: ",".join(names) for spec, names in aliases.items()}
+def _aliases(session: Any) -> dict[str, tuple[str, str]]:
+    """Canonical spec -> its ``tuned:`` aliases and their verdicts, each comma separated in the same order.
+
+    A verdict is the study's (``better``, ``no gain``, ``worse``), ``unconfirmed`` for an alias without one.
+    """
+    aliases: dict[str, list[tuple[str, str]]] = {}
+    query = select(NamedPlayerRow.name, NamedPlayerRow.spec, NamedPlayerRow.verdict).order_by(NamedPlayerRow.name)
+    for name, spec, verdict in session.execute(query):
+        aliases.setdefault(spec, []).append((f"tuned:{name}", shown_verdict(verdict)))
+    return {spec: (",".join(name for name, _ in named), ",".join(verdict for _, verdict in named))
+            for spec, named in aliases.items()}
 
 
 def json_number(value: float) -> float | None:
@@ -178,7 +185,7 @@ def json_number(value: float) -> float | None:
 LEADERBOARD_FORMAT = "harness.leaderboard/1"
 RATINGS_FORMAT = "harness.ratings/1"
 LEADERBOARD_COLUMNS = ("rank", "player", "alias", "games", "wins", "draws", "losses", "mean", "low", "high",
-                       "best", "worst", "mismatches")
+                       "best", "worst", "mismatches", "verdict")  # new columns go last: CSV readers count them
 
 
 def leaderboard_row_data(row: LeaderboardRow) -> dict[str, Any]:
@@ -208,6 +215,11 @@ def ratings_document(database: Database, game: str, run: int | str | None = None
     table = ratings(database, game, run=run, anchor=anchor)
     with database.session() as session:
         aliases = _aliases(session)
+    rows = []
+    for rank, r in enumerate(table.ratings, 1):
+        alias, verdict = aliases.get(r.player, (None, None))
+        rows.append({"rank": rank, "player": r.player, "alias": alias, "elo": r.elo, "low": r.low, "high": r.high,
+                     "games": r.games, "points": r.points, "verdict": verdict})
     return {
         "format": RATINGS_FORMAT,
         "game": canonical_game(game) if ":" in game else game_parts(game)[0],
@@ -215,9 +227,7 @@ def ratings_document(database: Database, game: str, run: int | str | None = None
         "confidence": table.confidence,
         "anchor": table.anchor,
         "prior_draws": table.prior_draws,
-        "ratings": [{"rank": rank, "player": r.player, "alias": aliases.get(r.player), "elo": r.elo,
-                     "low": r.low, "high": r.high, "games": r.games, "points": r.points}
-                    for rank, r in enumerate(table.ratings, 1)],
+        "ratings": rows,
     }
 
 
@@ -252,7 +262,8 @@ def players_document(database: Database) -> dict[str, Any]:
     can be added beside it without changing what a key means.
     """
     tuned = [{"name": f"tuned:{p.name}", "spec": p.spec, "game": p.game, "note": p.note,
-              "created": None if p.created is None else p.created.isoformat()}
+              "created": None if p.created is None else p.created.isoformat(),
+              "verdict": shown_verdict(p.verdict), "verdict_detail": p.detail}
              for p in database.named_player_records()]
     return {"format": PLAYERS_FORMAT, "tuned": tuned}
 

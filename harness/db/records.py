@@ -53,13 +53,20 @@ class RunSummary:
 
 @dataclass(frozen=True)
 class NamedPlayerRecord:
-    """A ``tuned:<name>`` alias as stored: the spec it names, its game and where it came from."""
+    """A ``tuned:<name>`` alias as stored: the spec it names, its game, where it came from, its verdict.
+
+    ``verdict`` is one of ``harness.verdicts.VERDICTS``, or None for a player
+    no confirmation stands behind (shown as unconfirmed); ``detail`` is the
+    confirmation's evidence in a few words, empty when there is none.
+    """
 
     name: str
     spec: str
     game: str
     note: str
     created: datetime | None
+    verdict: str | None = None
+    detail: str = ""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -88,7 +95,9 @@ class LeaderboardRow:
     ``low``/``high`` bound the mean score with 95% confidence, always within
     the game's score bounds (with a single game they are the bounds);
     see ``harness.ratings.bounded_interval_from_moments``. ``mismatches`` counts live games
-    whose server score differs from the locally computed score.
+    whose server score differs from the locally computed score. ``verdict``
+    is the study's verdict of each ``tuned:`` alias in ``alias``, comma
+    separated in the same order (``unconfirmed`` for one without a verdict).
     """
 
     rank: int
@@ -104,6 +113,7 @@ class LeaderboardRow:
     best: float
     worst: float
     mismatches: int
+    verdict: str | None = None  # None without an alias
 
 
 @dataclass(frozen=True)

@@ -137,7 +137,8 @@ def leaderboard(document: dict[str, Any], ratings: dict[str, Any], bounds: tuple
     rows = []
     for row in document["rows"]:
         rows.append([(str(row["rank"]), row["rank"]), (escape(row["player"]), row["player"]),
-                     (escape(row["alias"]), row["alias"] or ""), (str(row["games"]), row["games"]),
+                     (escape(row["alias"]), row["alias"] or ""), (escape(row["verdict"]), row["verdict"] or ""),
+                     (str(row["games"]), row["games"]),
                      (str(row["wins"]), row["wins"]), (str(row["draws"]), row["draws"]),
                      (str(row["losses"]), row["losses"]), (number(row["mean"]), row["mean"]),
                      (f"[{number(row['low'])}, {number(row['high'])}]", row["low"]),
@@ -145,7 +146,8 @@ def leaderboard(document: dict[str, Any], ratings: dict[str, Any], bounds: tuple
                      (number(row["best"]), row["best"]), (number(row["worst"]), row["worst"]),
                      (str(row["mismatches"]), row["mismatches"])])
     if rows:
-        body.append(table([("#", "num"), ("player", "spec"), ("alias", ""), ("games", "num"), ("W", "num"),
+        body.append(table([("#", "num"), ("player", "spec"), ("alias", ""), ("verdict", ""), ("games", "num"),
+                           ("W", "num"),
                            ("D", "num"), ("L", "num"), ("mean", "num"), ("95% interval", "num"),
                            ("interval", ""), ("best", "num"), ("worst", "num"), ("live≠", "num")], rows,
                           "leaderboard"))
@@ -206,20 +208,27 @@ def studies(document: dict[str, Any]) -> str:
              (str(s["complete"]), s["complete"]), (str(s["pruned"]), s["pruned"]), (str(s["failed"]), s["failed"]),
              (str(s["running"]), s["running"]),
              ("-" if s["best_value"] is None else f"{s['best_value']:.3f} (trial {s['best_trial']})", s["best_value"]),
-             (str(s["games"]), s["games"]), (escape(s["tuned_player"]), None)] for s in document["studies"]]
+             (str(s["games"]), s["games"]), (escape(s["tuned_player"]), None),
+             (escape(s["tuned_verdict"]), s["tuned_verdict"] or "")] for s in document["studies"]]
     if not rows:
         return '<p class="empty">No studies recorded yet: harness tune STUDY.toml runs one.</p>'
     return table([("study", ""), ("game", ""), ("complete", "num"), ("pruned", "num"), ("failed", "num"),
-                  ("running", "num"), ("best", "num"), ("games", "num"), ("player", "")], rows, "studies")
+                  ("running", "num"), ("best", "num"), ("games", "num"), ("player", ""), ("verdict", "")], rows,
+                 "studies")
 
 
 def players(document: dict[str, Any]) -> str:
-    rows = [[(escape(p["name"]), p["name"]), (escape(p["game"]), None), (escape(p["spec"]), p["spec"]),
+    rows = [[(escape(p["name"]), p["name"]), (escape(p["game"]), None),
+             (f'<span class="verdict-{escape(p["verdict"].replace(" ", "-"))}">{escape(p["verdict"])}</span>',
+              p["verdict"]), (escape(p["verdict_detail"]), None), (escape(p["spec"]), p["spec"]),
              (escape(p["note"]), None)] for p in document["tuned"]]
     if not rows:
         return '<p class="empty">No tuned players yet: harness tune saves a study\'s best as tuned:&lt;study&gt;.</p>'
-    return "<h2>Tuned players</h2>" + table([("name", ""), ("game", ""), ("spec", "spec"), ("from", "")], rows,
-                                           "tuned")
+    return ("<h2>Tuned players</h2>"
+            '<p class="muted">The verdict is the study\'s confirmation against its incumbent (its starting '
+            "weights); unconfirmed: none stands behind the player.</p>"
+            + table([("name", ""), ("game", ""), ("verdict", ""), ("evidence", ""), ("spec", "spec"),
+                     ("from", "")], rows, "tuned"))
 
 
 def error(message: str) -> str:

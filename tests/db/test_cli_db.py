@@ -39,9 +39,10 @@ def test_leaderboard_json_is_the_documented_stable_document(filled, database_url
         "harness.leaderboard/1", "totality", run_id, "mean")
     greedy, random_row = document["rows"]
     assert list(greedy) == ["rank", "player", "alias", "games", "wins", "draws", "losses", "mean", "low", "high",
-                            "best", "worst", "mismatches"]
+                            "best", "worst", "mismatches", "verdict"]  # keys are only ever added, at the end
     assert (greedy["player"], greedy["alias"], greedy["games"], greedy["wins"], greedy["mean"]) == (
         "greedy", "tuned:greedy-v1", 6, 6, 12.5)
+    assert (greedy["verdict"], random_row["alias"], random_row["verdict"]) == ("unconfirmed", None, None)
     assert (random_row["rank"], random_row["losses"], random_row["best"], random_row["worst"]) == (2, 6, 10.0, 0.0)
     row = db.leaderboard("totality")[0]
     assert (greedy["low"], greedy["high"]) == pytest.approx((row.low, row.high))

@@ -158,6 +158,28 @@ def test_named_players_resolve_tuned_aliases(db):
         db.save_named_player("bad name", "greedy", "totality")
 
 
+def test_a_named_players_verdict_and_its_evidence_round_trip_and_a_replacement_replaces_them(db):
+    db.save_named_player("sunrise", "alphabeta:depth=4", "totality", note="study sunrise, trial 3",
+                         verdict="no gain", detail="+1.2 [-3.4, 5.8] over 240 openings")
+    db.save_named_player("by-hand", "greedy", "totality")
+    record = db.named_player_record("sunrise")
+    assert (record.name, record.spec, record.note, record.verdict, record.detail) == (
+        "sunrise", "alphabeta:depth=4", "study sunrise, trial 3", "no gain", "+1.2 [-3.4, 5.8] over 240 openings")
+    assert (db.named_player_record("by-hand").verdict, db.named_player_record("by-hand").detail) == (None, "")
+    assert db.named_player_record("nobody") is None
+    db.save_named_player("sunrise", "alphabeta:depth=5", "totality", verdict="better", detail="+12.3 [4.1, 20.5]")
+    assert [(r.name, r.verdict, r.detail) for r in db.named_player_records()] == [
+        ("by-hand", None, ""), ("sunrise", "better", "+12.3 [4.1, 20.5]")]
+    db.save_named_player("sunrise", "alphabeta:depth=6", "totality")  # other weights: the old verdict is gone
+    assert db.named_player_record("sunrise").verdict is None
+
+
+def test_a_verdict_not_among_the_verdicts_is_refused_and_nothing_is_stored(db):
+    with pytest.raises(InvalidInput, match="unknown verdict 'not distinguishable'; valid: better, no gain, worse"):
+        db.save_named_player("sunrise", "greedy", "totality", verdict="not distinguishable")
+    assert issubclass(InvalidInput, ValueError) and db.named_player_record("sunrise") is None
+
+
 def test_live_games_are_upserted_by_run_and_key(db):
     run_id = db.start_run("live", "ravenward", {})
     first = db.save_live_game(run_id, "g1", "ravenward", 7, "greedy", {"board": "..."}, [], "playing")

@@ -59,7 +59,30 @@ def test_players_lists_tuned_aliases_with_whole_specs_on_one_line(filled, databa
     document = json.loads(out)
     assert document["format"] == "harness.players/1"
     assert document["tuned"] == [{"name": "tuned:long-one", "spec": long_spec, "game": "totality",
-                                  "note": "study long-one, trial 4", "created": document["tuned"][0]["created"]}]
+                                  "note": "study long-one, trial 4", "created": document["tuned"][0]["created"],
+                                  "verdict": "unconfirmed", "verdict_detail": ""}]
+
+
+def test_players_and_the_leaderboard_show_each_tuned_players_verdict(filled, db, database_url, capsys):
+    db.save_named_player("greedy-v2", "greedy", "totality", note="study greedy-v2, trial 1", verdict="better",
+                         detail="+12.3 [4.1, 20.5] over 240 openings")
+    db.save_named_player("random-v1", "random", "totality", verdict="no gain", detail="+0.4 [-2.0, 2.8]")
+    code, out, _ = run_cli(capsys, "players", "--json", "--db", database_url)
+    listed = {p["name"]: (p["verdict"], p["verdict_detail"]) for p in json.loads(out)["tuned"]}
+    assert code == 0 and listed == {"tuned:greedy-v2": ("better", "+12.3 [4.1, 20.5] over 240 openings"),
+                                    "tuned:long-one": ("unconfirmed", ""),
+                                    "tuned:random-v1": ("no gain", "+0.4 [-2.0, 2.8]")}
+    code, out, _ = run_cli(capsys, "players", "--db", database_url)
+    (line,) = [line for line in out.splitlines() if "tuned:greedy-v2" in line]
+    assert line == ("tuned:greedy-v2  totality  [better]  greedy  "
+                    "(study greedy-v2, trial 1; +12.3 [4.1, 20.5] over 240 openings)")
+    assert "tuned:long-one  totality  [unconfirmed]  " in out
+
+    code, out, _ = run_cli(capsys, "leaderboard", "totality", "--json", "--db", database_url)
+    rows = {row["player"]: (row["alias"], row["verdict"]) for row in json.loads(out)["rows"]}
+    assert code == 0 and rows == {"greedy": ("tuned:greedy-v2", "better"), "random": ("tuned:random-v1", "no gain")}
+    code, out, _ = run_cli(capsys, "leaderboard", "totality", "--db", database_url)
+    assert "(tuned:greedy-v2: better)" in out and "(tuned:random-v1: no gain)" in out
 
 
 def test_a_piped_leaderboard_keeps_long_specs_on_one_line(filled, database_url, db, make_result, capsys):

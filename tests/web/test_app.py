@@ -111,3 +111,17 @@ def test_pages_use_no_network_asset(filled):
             text = client.get(path).text
             assert not re.search(r"""(src|href)=["']?(https?:)?//""", text), path
         assert client.get("/static/plotly.min.js").status_code == 200
+
+
+def test_the_players_and_leaderboard_pages_show_each_tuned_players_verdict(tmp_path):
+    url = f"sqlite:///{tmp_path / 'harness.db'}"
+    assert main(["play", "totality", "--player", "greedy", "--opponent", "random", "--record", "--db", url]) == 0
+    with open_database(url) as db:
+        db.save_named_player("greedy-v2", "greedy", "totality", verdict="no gain", detail="+0.4 [-2.0, 2.8]")
+        db.save_named_player("by-hand", "random", "totality")
+    with serving(create_app(url)) as client:
+        players = client.get("/players").text
+        assert '<span class="verdict-no-gain">no gain</span>' in players and "+0.4 [-2.0, 2.8]" in players
+        assert '<span class="verdict-unconfirmed">unconfirmed</span>' in players
+        leaderboard = client.get("/games/totality").text
+        assert '<td class="" data-value="no gain">no gain</td>' in leaderboard
