@@ -273,7 +273,7 @@ def _outcome_html(outcome: tuning.Outcome | None) -> str:
     if outcome is None:
         return "<p>Not raced and confirmed yet: <code>harness tune --validate STUDY</code>.</p>"
     return (f"<p>Winner of the race: {'none' if outcome.winner is None else f'trial {outcome.winner}'}. "
-            f"Verdict: <b>{html.escape(outcome.verdict.upper())}</b> ({html.escape(tuning.VERDICTS[outcome.verdict])})."
+            f"Verdict: <b>{html.escape(outcome.verdict.upper())}</b> ({html.escape(tuning.VERDICT_RULES[outcome.verdict])})."
             "</p>" + _table(outcome.rows()))
 
 

@@ -3,9 +3,9 @@
 Prints one JSON line. The study is fixed (its trials, seeds and sampler seed;
 no pruning, so every run plays the same games) and shaped like the shipped
 ``studies/totality-wise.toml``: a depth-3 alpha-beta against the wise G-Bot
-stand-in, 64 games a trial in two rungs. It runs on the in-process pool
+stand-in, 64 openings a trial in two blocks. It runs on the in-process pool
 (``--workers 1``, no Ray), on one Ray worker and on two, each on a fresh
-SQLite database, validation off; the Ray runs alternate ``--repeat`` times
+SQLite database, race and confirmation off; the Ray runs alternate ``--repeat`` times
 and the median of the ratios is reported beside each pair, so one noisy
 second on a shared machine does not decide it. For each run: games/s, the
 workers' busy fraction (time inside matches / (workers x wall time)), the
@@ -43,7 +43,6 @@ from harness.tuning import parse_study_file, tune
 
 STUDY = """name = "bench"
 game = "totality:wise"
-opening_plies = 2
 opponent = "{opponent}"
 sampler = "random"
 pruner = "none"
@@ -59,20 +58,21 @@ mobility = {{}}
 
 [budget]
 trials = {trials}
-games = {games}
-rungs = [{quarter}, {games}]
+block = {half}
+blocks = 2
 
-[seeds]
+[openings]
 tuning = [0, {games}]
-validation = [100000, 100001]
+selection = [900, 901]
+confirmation = [950, 951]
 """
 
 
 def warm(config, pool) -> None:
     """Two matches per worker before the clock: each worker process loads the compiled engine once."""
     pool.start()
-    spec = config.player_spec(config.default_weights())
-    pool.submit(config.matches(spec, config.opponents, range(10_000, 10_000 + 2 * max(1, pool.workers))))
+    spec = config.player_spec(config.incumbent_weights())
+    pool.submit(config.matches(spec, range(800, 800 + 2 * max(1, pool.workers))))
     for _ in pool.as_completed():
         pass
 
@@ -82,7 +82,7 @@ def run(config, pool, directory: str, label: str) -> dict[str, float | int | Non
     url = f"sqlite:///{directory}/{label}.db"
     before = resource.getrusage(resource.RUSAGE_SELF)
     started = time.perf_counter()
-    summary = tune(config, db_url=url, pool=pool, validate_best=False)
+    summary = tune(config, db_url=url, pool=pool, select=False)
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_SELF)
     driver_s = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -90,7 +90,6 @@ def run(config, pool, directory: str, label: str) -> dict[str, float | int | Non
     return {"games": summary.games, "seconds": round(summary.seconds, 2),
             "games_per_s": round(summary.games / summary.seconds, 2),
             "busy": None if summary.busy is None else round(summary.busy, 3),
-            "max_trials_in_flight": summary.max_trials_in_flight,
             "max_games_in_flight": summary.max_games_in_flight,
             "db_writes_per_s": round((summary.games + 6 * trials) / wall, 1),
             # the driver process's CPU (its Ray threads included); in-process it includes the matches
@@ -107,11 +106,11 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="alternating 1- and 2-worker runs; the median ratio counts")
     parser.add_argument("--two-nodes", action="store_true")
     args = parser.parse_args()
-    config = parse_study_file(STUDY.format(trials=args.trials, games=args.games, quarter=max(1, args.games // 4),
+    config = parse_study_file(STUDY.format(trials=args.trials, games=args.games, half=max(1, args.games // 2),
                                           depth=args.depth, opponent=args.opponent))
-    play_match(config.matches(config.player_spec(config.default_weights()), config.opponents, [0])[0])  # warm numba
+    play_match(config.matches(config.player_spec(config.incumbent_weights()), [0])[0])  # warm numba
     figures: dict[str, object] = {"study": {"trials": args.trials, "games_per_trial": args.games,
-                                            "player": config.player_spec(config.default_weights()), "game": config.game,
+                                            "player": config.player_spec(config.incumbent_weights()), "game": config.game,
                                             "opponent": config.opponent}}
     with tempfile.TemporaryDirectory(prefix="harness-bench-") as directory:
         with InProcessPool() as pool:

@@ -115,8 +115,8 @@ def test_the_race_and_the_confirmation_play_fresh_openings_and_save_the_verdict(
             assert seeds == list(range(200, 200 + outcome.confirmation.openings))
             assert 16 <= outcome.confirmation.openings <= 40  # sized in advance, within the part of the suite
             assert db.resolve_spec("tuned:tiny") == outcome.winner_spec
-            record = {p.name: p for p in db.named_player_records()}["tiny"]
-            assert f"verdict {outcome.verdict}" in record.note
+            record = db.named_player_record("tiny")
+            assert record.verdict == outcome.verdict and "confirmation openings" in record.detail
         else:
             assert outcome.winner is None and outcome.verdict == "no gain"
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 from harness.tuning.adapter import BestTrial, Study, open_study
 from harness.tuning.driver import Driver, TuneSummary, tune
 from harness.tuning.events import PoolResized, StageProgress, TrialEnded, TuningProgress
-from harness.tuning.gain import VERDICTS, Interval
+from harness.tuning.gain import VERDICT_RULES, Interval
 from harness.tuning.objectives import OBJECTIVES, game_value
 from harness.tuning.selection import (ConfirmationResult, OpponentGain, Outcome, RaceEntry, check_engines,
                                       recorded_outcome, select, stage_run_name)
@@ -40,7 +40,7 @@ from harness.tuning.studyfile import (PRUNERS, SAMPLERS, StudyFile, WeightRange,
 
 __all__ = ["BestTrial", "ConfirmationResult", "Driver", "Interval", "OBJECTIVES", "OpponentGain", "Outcome",
            "PRUNERS", "PoolResized", "RaceEntry", "SAMPLERS", "StageProgress", "Study", "StudyFile", "TrialEnded",
-           "TuneSummary", "TuningProgress", "VERDICTS", "WeightRange", "check_engines", "database_url",
+           "TuneSummary", "TuningProgress", "VERDICT_RULES", "WeightRange", "check_engines", "database_url",
            "game_value", "load_stored_study", "load_study_file", "open_study", "parse_study_file",
            "recorded_outcome", "select", "spec_key", "stage_run_name", "stored_study_file", "study_figures",
            "study_reference", "study_trials", "tune"]

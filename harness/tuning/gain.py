@@ -30,9 +30,10 @@ from dataclasses import dataclass
 from scipy import stats
 
 __all__ = ["Interval", "paired_interval", "is_confidently_worse", "sample_size", "detectable_gain",
-           "verdict_of", "VERDICTS"]
+           "verdict_of", "VERDICT_RULES"]
 
-VERDICTS = {
+# what each of ``harness.verdicts.VERDICTS`` takes
+VERDICT_RULES = {
     "better": "the pooled 95% interval of the gain lies above 0, and no opponent's estimate is below the "
               "tolerance",
     "no gain": "the pooled 95% interval of the gain includes 0, or an opponent's estimate is below the tolerance",
@@ -103,7 +104,7 @@ def detectable_gain(sd: float, n: int, *, power: float = 0.8, alpha: float = 0.0
 
 def verdict_of(pooled: Interval, by_opponent: Sequence[float], tolerance: float,
                extra_losses: int = 0) -> str:
-    """better, no gain or worse (``VERDICTS``).
+    """better, no gain or worse (``VERDICT_RULES``).
 
     Args:
         pooled: the gain over every confirmation opening.

@@ -376,8 +376,7 @@ def _save(db: Database, config: StudyFile, outcome: Outcome) -> None:
     detail = "" if gain is None else (f"{gain.mean:+.2f} [{gain.low:.2f}, {gain.high:.2f}] over {gain.n} "
                                       "confirmation openings")
     db.save_named_player(config.name, outcome.winner_spec, config.game,
-                         note=f"study {config.name}, trial {outcome.winner}; verdict {outcome.verdict}"
-                              + (f": {detail}" if detail else ""))
+                         note=f"study {config.name}, trial {outcome.winner}", verdict=outcome.verdict, detail=detail)
 
 
 def recorded_outcome(config: StudyFile, db: Database, db_url: str | None = None) -> Outcome | None:

@@ -66,3 +66,9 @@ def test_the_sample_size_finds_the_smallest_gain_with_the_stated_power() -> None
 def test_the_verdict_needs_the_pooled_bound_above_zero_and_every_opponent_within_the_tolerance(
         pooled: Interval, by_opponent: list[float], extra_losses: int, verdict: str) -> None:
     assert verdict_of(pooled, by_opponent, tolerance=10, extra_losses=extra_losses) == verdict
+
+
+def test_the_rules_name_exactly_the_verdicts_the_database_stores() -> None:
+    from harness.tuning.gain import VERDICT_RULES
+    from harness.verdicts import VERDICTS
+    assert tuple(VERDICT_RULES) == VERDICTS
