@@ -76,6 +76,10 @@ class _TrialRun:
     looked: int = 0  # blocks looked at (their gains known)
     ended: str | None = None  # complete or pruned, waiting to be told in order
     gains: list[float] = field(default_factory=list)  # the gain after each block looked at
+    index: dict[str, int] = field(default_factory=dict)  # match key -> match index
+
+    def __post_init__(self) -> None:
+        self.index = {key: i for i, key in enumerate(self.keys)}
 
     @property
     def number(self) -> int:
@@ -353,7 +357,7 @@ class Driver:
             run = self.active.get(number)
             if run is None or run.ended is not None:
                 continue
-            index = run.keys.index(result.key) if result.key in run.keys else None
+            index = run.index.get(result.key)
             if index is None or index in run.values:
                 continue
             run.values[index] = game_value(result, self.config.objective)
