@@ -159,13 +159,16 @@ def openings(game: str, openings: str | None, number: int | None, as_json: bool)
 @click.option("--games", default=1, show_default=True, type=click.IntRange(1), help="Matches on seeds SEED, SEED+1, ...")
 @click.option("--opening-plies", default=0, show_default=True, type=click.IntRange(0), callback=stored_integer,
               help="Random opening plies.")
+@click.option("--openings", default="", metavar="SUITE",
+              help="Play each seed's opening of this suite (harness openings GAME) instead of random plies.")
 @click.option("--record", is_flag=True, help="Record the matches as a run (see harness runs, show, leaderboard).")
 @click.option("--run-name", default=None, metavar="NAME", help="A name for the recorded run.")
 @click.option("--show", is_flag=True, help="Print the board after every move.")
 @json_option("each MatchResult as one JSON line")
 @db_option
 @allow_engines_option
-def play(game: str, player: str, opponent: str, seed: int, games: int, opening_plies: int, record: bool,
+def play(game: str, player: str, opponent: str, seed: int, games: int, opening_plies: int, openings: str,
+         record: bool,
          run_name: str | None, show: bool, as_json: bool, db_url: str | None,
          allow_engines: bool) -> None:
     """Play matches locally, one after another, and print each result and score.
@@ -177,6 +180,7 @@ def play(game: str, player: str, opponent: str, seed: int, games: int, opening_p
     \b
     Examples:
       harness play totality:easy --player alphabeta:depth=4 --opponent gbot --seed 3 --show
+      harness play xiangqi:black --player alphabeta:depth=4 --opponent gbot --seed 17 --openings xiangqi-4ply
       harness play totality --player tuned:demo-totality --opponent gbot
       harness play ravenward --player greedy --opponent gbot --games 10 --record --run-name warmup
       harness play xiangqi --player alphabeta:depth=4 --opponent uci:command=fairy-stockfish,nodes=20000
@@ -191,7 +195,7 @@ def play(game: str, player: str, opponent: str, seed: int, games: int, opening_p
         raise click.UsageError("--run-name names a recorded run: give --record with it")
     with DatabaseSource(db_url) as source:  # a named player reads it, --record writes it: opened once
         series = plan_series(game, player, opponent, seed_start=seed, games=games, opening_plies=opening_plies,
-                             resolver=SpecResolver(source.existing, allow_engines=allow_engines))
+                             openings=openings, resolver=SpecResolver(source.existing, allow_engines=allow_engines))
         database = source.writable() if record else None  # only now, with the input checked
         results = []
         run_id = None

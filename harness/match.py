@@ -34,7 +34,7 @@ from harness.results import MatchResult, canonical_match_key
 from players import canonical as canonical_player, load as load_player
 
 __all__ = ["MatchResult", "MatchSpec", "build_result", "canonical_match_key", "match_key", "play_match",
-           "recorded_spec", "replay_lines"]
+           "check_opening", "recorded_spec", "replay_lines"]
 
 
 @dataclass(frozen=True)
@@ -58,6 +58,22 @@ class MatchSpec:
     def key(self) -> str:
         """Deterministic key of this match: the same spec always gives the same key."""
         return match_key(self)
+
+
+def check_opening(game: str, opening_plies: int = 0, openings: str = "") -> None:
+    """Check how a plan's matches open, before anything is stored: bad input now rather than at play.
+
+    Raises:
+        InvalidInput: negative ``opening_plies``, both a suite and random plies, or a suite ``game``
+            (a game spec) does not have.
+    """
+    if opening_plies < 0:
+        raise InvalidInput(f"opening_plies must not be negative, got {opening_plies}", parameters=("opening_plies",))
+    if openings and opening_plies:
+        raise InvalidInput("give openings (a suite) or opening_plies (random plies), not both",
+                           parameters=("openings", "opening_plies"))
+    if openings:
+        load_suite(game, openings)
 
 
 def match_key(spec: MatchSpec) -> str:

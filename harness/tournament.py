@@ -47,9 +47,8 @@ from harness.db import Database
 from harness.dbsource import DatabaseSource
 from harness.errors import HarnessError, InvalidInput, with_resume
 from harness.games import load as load_game
-from harness.games.openings import load_suite
 from harness.interrupts import stops_unwrapped
-from harness.match import MatchResult, MatchSpec, match_key
+from harness.match import MatchResult, MatchSpec, check_opening, match_key
 from harness.sprt import Pentanomial, SprtConfig, SprtStatus, elo_estimate, pair_points
 from players import guard_engine
 from players.named import SpecResolver
@@ -209,13 +208,7 @@ def plan(game: str, players: Iterable[str], opponent: str | None = None, *, roun
         if games % 2:
             raise InvalidInput(f"a round-robin plays each seed in both seats: games must be even, "
                                f"got {games}", parameters=("games",))
-    if opening_plies < 0:
-        raise InvalidInput(f"opening_plies must not be negative, got {opening_plies}", parameters=("opening_plies",))
-    if openings:
-        if opening_plies:
-            raise InvalidInput("give openings (a suite) or opening_plies (random plies), not both",
-                               parameters=("openings", "opening_plies"))
-        load_suite(rules.name, openings)
+    check_opening(rules.name, opening_plies, openings)
     aliases = {spec: name for spec, name in resolver.aliases.items() if spec in specs + (opponent_spec,)}
     return TournamentConfig(rules.spec, specs, opponent_spec, games, seed_start, opening_plies,
                             sprt_config, aliases, rungs, openings)
