@@ -112,6 +112,52 @@ def games() -> None:
 
 @cli.command()
 @click.argument("game")
+@click.option("--suite", "openings", default=None, metavar="NAME", help="The suite [default: the game's first].")
+@click.option("--show", "number", default=None, type=int, metavar="N",
+              help="Print opening N of the suite: its moves and the board they reach.")
+@json_option("one JSON document")
+def openings(game: str, openings: str | None, number: int | None, as_json: bool) -> None:
+    """List a game's opening suites: openings, plies, the search values that balanced them, the command.
+
+    A match with --openings NAME (or MatchSpec.openings) plays opening
+    SEED % size of the suite instead of random plies; docs/tuning.md,
+    "Opening suites", says how a suite is made and used.
+
+    \b
+    Examples:
+      harness openings totality
+      harness openings xiangqi --show 17
+      harness openings ravenward --json
+    """
+    import json
+
+    from harness.games.openings import opening_document, suites_document
+    if number is not None:
+        document = opening_document(game, number, openings)
+        if as_json:
+            click.echo(json.dumps(document))
+            return
+        click.echo(f"{document['suite']} opening {number} (value {document['value']:g} for the first mover)")
+        for ply, action in enumerate(document["actions"], 1):
+            click.echo(f"ply {ply}: {json.dumps(action)}")
+        click.echo(document["board"])
+        return
+    document = suites_document(game, openings)
+    if as_json:
+        click.echo(json.dumps(document))
+        return
+    if not document["suites"]:
+        click.echo(f"{document['game']} ships no opening suites; scripts/make_openings.py makes one")
+        return
+    print_table(f"{document['game']} opening suites", ["name", "openings", "plies", "search", "min", "median",
+                                                     "max", "command"],
+                [[s["name"], s["openings"], s["plies"], s["search"], f"{s['values']['min']:g}",
+                  f"{s['values']['median']:g}", f"{s['values']['max']:g}", s["command"]]
+                 for s in document["suites"]])
+
+
+@cli.command()
+@click.argument("game")
 @click.option("--player", "player", default="greedy", show_default=True, help="Your seat's player spec.")
 @click.option("--opponent", default="gbot", show_default=True, help="The other seat's player spec.")
 @click.option("--seed", default=0, show_default=True, type=int, callback=stored_integer,
@@ -119,13 +165,16 @@ def games() -> None:
 @click.option("--games", default=1, show_default=True, type=click.IntRange(1), help="Matches on seeds SEED, SEED+1, ...")
 @click.option("--opening-plies", default=0, show_default=True, type=click.IntRange(0), callback=stored_integer,
               help="Random opening plies.")
+@click.option("--openings", default="", metavar="SUITE",
+              help="Play each seed's opening of this suite (harness openings GAME) instead of random plies.")
 @click.option("--record", is_flag=True, help="Record the matches as a run (see harness runs, show, leaderboard).")
 @click.option("--run-name", default=None, metavar="NAME", help="A name for the recorded run.")
 @click.option("--show", is_flag=True, help="Print the board after every move.")
 @json_option("each MatchResult as one JSON line")
 @db_option
 @allow_engines_option
-def play(game: str, player: str, opponent: str, seed: int, games: int, opening_plies: int, record: bool,
+def play(game: str, player: str, opponent: str, seed: int, games: int, opening_plies: int, openings: str,
+         record: bool,
          run_name: str | None, show: bool, as_json: bool, db_url: str | None,
          allow_engines: bool) -> None:
     """Play matches locally, one after another, and print each result and score.
@@ -137,6 +186,7 @@ def play(game: str, player: str, opponent: str, seed: int, games: int, opening_p
     \b
     Examples:
       harness play totality:easy --player alphabeta:depth=4 --opponent gbot --seed 3 --show
+      harness play xiangqi:black --player alphabeta:depth=4 --opponent gbot --seed 17 --openings xiangqi-4ply
       harness play totality --player tuned:demo-totality --opponent gbot
       harness play ravenward --player greedy --opponent gbot --games 10 --record --run-name warmup
       harness play xiangqi --player alphabeta:depth=4 --opponent uci:command=fairy-stockfish,nodes=20000
@@ -151,7 +201,7 @@ def play(game: str, player: str, opponent: str, seed: int, games: int, opening_p
         raise click.UsageError("--run-name names a recorded run: give --record with it")
     with DatabaseSource(db_url) as source:  # a named player reads it, --record writes it: opened once
         series = plan_series(game, player, opponent, seed_start=seed, games=games, opening_plies=opening_plies,
-                             resolver=SpecResolver(source.existing, allow_engines=allow_engines))
+                             openings=openings, resolver=SpecResolver(source.existing, allow_engines=allow_engines))
         database = source.writable() if record else None  # only now, with the input checked
         results = []
         run_id = None
@@ -538,7 +588,7 @@ def serve(host: str, port: int, db_url: str | None) -> None:
         pass
 
 
-TEXT_COLUMNS = ("name", "kind", "game", "status", "started", "study")
+TEXT_COLUMNS = ("name", "kind", "game", "status", "started", "study", "search", "command")
 
 
 def print_table(title: str, columns: list[str], rows: list[list[Any]]) -> None:
@@ -856,6 +906,8 @@ def emulate(host: str, port: int, opponent: str, beat_ms: int, key_file: str, ma
               help="First seed; seeds START, START+1, ... are played.")
 @click.option("--opening-plies", type=click.IntRange(0), callback=stored_integer, default=0, show_default=True,
               help="Random opening plies per match (seeded).")
+@click.option("--openings", default="", metavar="SUITE",
+              help="Play each seed's opening of this suite (harness openings GAME) instead of random plies.")
 @click.option("--sprt", default=None, metavar="ELO0,ELO1[,ALPHA,BETA]",
               help="Two-player comparison: stop when the pentanomial SPRT (logistic Elo) decides.")
 @workers_option
@@ -868,7 +920,7 @@ def emulate(host: str, port: int, opponent: str, beat_ms: int, key_file: str, ma
 @allow_engines_option
 def tournament(game: str | None, players: tuple[str, ...], opponent: str | None,
                round_robin: bool, ladder: bool, games: int | None, seed_start: int, opening_plies: int,
-               sprt: str | None,
+               openings: str, sprt: str | None,
                workers: int | None, address: str | None, run_name: str | None, resume: str | None,
                as_json: bool, quiet: bool, db_url: str | None, allow_engines: bool) -> int:
     """Play a gauntlet or a round-robin on Ray, record every match, print the run's leaderboard.
@@ -887,6 +939,7 @@ def tournament(game: str | None, players: tuple[str, ...], opponent: str | None,
       harness tournament ravenward --player greedy --player random --round-robin --games 20 --workers 2
       harness tournament ravenward --player alphabeta:depth=3 --opponent greedy --games 400 --sprt 0,50
       harness tournament ravenward --player strong --ladder --games 20
+      harness tournament totality --player strong --ladder --games 20 --openings totality-8ply
       harness tournament --resume 12
       harness tournament totality --player greedy --opponent gbot --games 1000 --address auto
       harness tournament totality --player greedy --opponent random --games 20 --json --quiet
@@ -900,8 +953,9 @@ def tournament(game: str | None, players: tuple[str, ...], opponent: str | None,
     from harness.tournament import run_tournament
     with DatabaseSource(db_url) as source:  # opened once: the run, then its leaderboard
         report = run_tournament(game, players, opponent, round_robin=round_robin, ladder=ladder, games=games,
-                                seed_start=seed_start, opening_plies=opening_plies, sprt=sprt, workers=workers,
-                                address=address, run_name=run_name, resume=resume, allow_engines=allow_engines,
+                                seed_start=seed_start, opening_plies=opening_plies, openings=openings, sprt=sprt,
+                                workers=workers, address=address, run_name=run_name, resume=resume,
+                                allow_engines=allow_engines,
                                 console=None if quiet else output_console(stderr=True), database=source)
         if as_json:
             click.echo(json.dumps(report.to_dict()))

@@ -4,6 +4,10 @@
 API does: the observation handed back is always the user's turn or a finished
 game. A forced pass of the user (the only legal action is ``{"type": "pass"}``)
 is resolved inside ``step`` too, as the live Totality API resolves it.
+
+An opening (random plies, or a suite's opening: ``harness.games.openings``)
+is played by both sides at ``reset``; it may end with either side to move,
+and when that is the opponent, it replies before the user's first turn.
 """
 
 from __future__ import annotations
@@ -13,8 +17,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from harness.errors import IllegalAction, OpponentError, PlayerError
+from harness.errors import IllegalAction, InvalidInput, OpponentError, PlayerError
 from harness.games import Action, Outcome, Rules, State, load as load_game
+from harness.games.openings import load_suite
 from players import Player, load as load_player
 
 PASS: Action = {"type": "pass"}
@@ -50,14 +55,25 @@ class LocalEnv:
         opponent: the opponent's spec or player.
         opening_plies: random plies played by both sides after ``reset``
             (seeded), for variety from the fixed start positions.
+        openings: an opening suite of the game, by name: ``reset(seed)``
+            plays the suite's opening ``seed % len(suite)`` instead.
+
+    Raises:
+        InvalidInput: both ``opening_plies`` and ``openings``, or an unknown suite.
     """
 
-    def __init__(self, game: str | Rules, opponent: str | Player, opening_plies: int = 0) -> None:
+    def __init__(self, game: str | Rules, opponent: str | Player, opening_plies: int = 0,
+                 openings: str = "") -> None:
         self.rules = load_game(game) if isinstance(game, str) else game
+        if openings and opening_plies:
+            raise InvalidInput(f"an environment opens either from the suite {openings!r} or with "
+                               f"{opening_plies} random plies, not both", parameters=("openings", "opening_plies"))
+        self.suite = load_suite(self.rules.name, openings) if openings else None
         self.opponent = load_player(opponent, self.rules.name)
         self.opening_plies = opening_plies
         self.state: State = None
         self.actions: list[Action] = []
+        self.opening: list[Action] = []  # the actions ``reset`` played before the opponent's first reply
         self.opponent_seconds = 0.0
 
     def reset(self, seed: int) -> Observation:
@@ -66,11 +82,16 @@ class LocalEnv:
         self.state = self.rules.initial_state()
         self.actions = []
         self.opponent_seconds = 0.0
-        opening = random.Random(f"opening:{seed}")
-        for _ in range(self.opening_plies):
-            if self.rules.is_terminal(self.state):
-                break
-            self._apply(opening.choice(self.rules.legal_actions(self.state)))
+        if self.suite is not None:
+            for action in self.suite.opening(seed):
+                self._apply(action)
+        else:
+            opening = random.Random(f"opening:{seed}")
+            for _ in range(self.opening_plies):
+                if self.rules.is_terminal(self.state):
+                    break
+                self._apply(opening.choice(self.rules.legal_actions(self.state)))
+        self.opening = list(self.actions)
         self._advance()
         return self.observe()
 

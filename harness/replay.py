@@ -37,8 +37,9 @@ def player_choices(game: str, actions: Sequence[Action],
                    opening_plies: int = 0) -> Iterator[tuple[Rules, State, Action]]:
     """The positions of a recorded game where the player chose its move, with the move it played, in order.
 
-    The first ``opening_plies`` actions were the match's random opening, not the
-    player's choice, so they are skipped (``MatchSpec.opening_plies``).
+    The first ``opening_plies`` actions were the match's opening (random plies,
+    or a suite's opening: its length is recorded), not the player's choice, so
+    they are skipped (``MatchSpec.opening_plies``).
 
     Raises:
         IllegalAction: a recorded action is not legal (the engine changed since).

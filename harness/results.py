@@ -22,13 +22,17 @@ from harness.errors import InvalidInput
 Action = dict[str, Any]
 
 
-def canonical_match_key(game: str, player: str, opponent: str, seed: int, opening_plies: int = 0) -> str:
+def canonical_match_key(game: str, player: str, opponent: str, seed: int, opening_plies: int = 0,
+                        openings: str = "") -> str:
     """A short stable hash of a match whose game and player specs are already canonical.
 
     The one definition of the key's format: stored results are found again by
-    it, so it must never drift (``tests/test_match.py`` pins one value).
+    it, so it must never drift (``tests/test_match.py`` pins one value). A
+    match from an opening suite (``openings``, the suite's name) hashes the
+    name too; one without hashes exactly what it hashed before suites existed.
     """
-    text = json.dumps([game, player, opponent, seed, opening_plies], separators=(",", ":"))
+    parts: list[object] = [game, player, opponent, seed, opening_plies] + ([openings] if openings else [])
+    text = json.dumps(parts, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()[:24]
 
 

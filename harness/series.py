@@ -16,7 +16,7 @@ from typing import Any
 from harness.db import Database
 from harness.errors import InvalidInput
 from harness.games import load as load_game
-from harness.match import MatchResult, MatchSpec, play_match
+from harness.match import MatchResult, MatchSpec, check_opening, play_match
 from players.named import SpecResolver
 
 
@@ -30,33 +30,35 @@ class Series:
     seed_start: int = 0
     games: int = 1
     opening_plies: int = 0
+    openings: str = ""  # an opening suite: each seed plays the suite's opening (harness.games.openings)
 
     def specs(self) -> list[MatchSpec]:
         """The matches, in seed order."""
-        return [MatchSpec(self.game, self.player, self.opponent, seed, self.opening_plies)
+        return [MatchSpec(self.game, self.player, self.opponent, seed, self.opening_plies, self.openings)
                 for seed in range(self.seed_start, self.seed_start + self.games)]
 
     def to_dict(self) -> dict[str, Any]:
         """The run's config: plain JSON data."""
         return {"mode": "play", "game": self.game, "players": [self.player], "opponent": self.opponent,
-                "seed_start": self.seed_start, "games": self.games, "opening_plies": self.opening_plies}
+                "seed_start": self.seed_start, "games": self.games, "opening_plies": self.opening_plies} \
+            | ({"openings": self.openings} if self.openings else {})
 
 
 def plan_series(game: str, player: str, opponent: str, *, seed_start: int = 0, games: int = 1,
-                opening_plies: int = 0, resolver: SpecResolver | None = None) -> Series:
+                opening_plies: int = 0, openings: str = "", resolver: SpecResolver | None = None) -> Series:
     """Check a series' settings and canonicalise its specs (``resolver``: named players, default none).
 
     Raises:
-        InvalidInput: an unknown game or player, a count below 1 or negative opening plies.
+        InvalidInput: an unknown game or player, a count below 1, negative opening plies, an
+            unknown opening suite, or a suite with random plies.
     """
     rules = load_game(game)
     if games < 1:
         raise InvalidInput(f"games must be at least 1, got {games}", parameters=("games",))
-    if opening_plies < 0:
-        raise InvalidInput(f"opening_plies must not be negative, got {opening_plies}", parameters=("opening_plies",))
+    check_opening(rules.name, opening_plies, openings)
     resolver = resolver if resolver is not None else SpecResolver()
     player_spec, opponent_spec = (resolver.canonical(spec, rules.name) for spec in (player, opponent))
-    return Series(rules.spec, player_spec, opponent_spec, seed_start, games, opening_plies)
+    return Series(rules.spec, player_spec, opponent_spec, seed_start, games, opening_plies, openings)
 
 
 def play_series(series: Series, database: Database | None = None, name: str | None = None) -> Iterator[

@@ -48,7 +48,7 @@ from harness.dbsource import DatabaseSource
 from harness.errors import HarnessError, InvalidInput, with_resume
 from harness.games import load as load_game
 from harness.interrupts import stops_unwrapped
-from harness.match import MatchResult, MatchSpec, match_key
+from harness.match import MatchResult, MatchSpec, check_opening, match_key
 from harness.sprt import Pentanomial, SprtConfig, SprtStatus, elo_estimate, pair_points
 from players import guard_engine
 from players.named import SpecResolver
@@ -79,6 +79,7 @@ class TournamentConfig:
     sprt: SprtConfig | None = None
     aliases: dict[str, str] = field(default_factory=dict)  # canonical spec -> the name it was given as
     ladder: tuple[str, ...] = ()   # the rungs of a ladder gauntlet, weakest first
+    openings: str = ""  # an opening suite: each seed plays the suite's opening (harness.games.openings)
 
     @property
     def mode(self) -> str:
@@ -111,7 +112,7 @@ class TournamentConfig:
         return specs
 
     def _spec(self, player: str, opponent: str, seed: int) -> MatchSpec:
-        return MatchSpec(self.game, player, opponent, seed, self.opening_plies)
+        return MatchSpec(self.game, player, opponent, seed, self.opening_plies, self.openings)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON data for the run's config: all that ``from_dict`` needs to resume."""
@@ -119,7 +120,7 @@ class TournamentConfig:
                 "players": list(self.players), "opponent": self.opponent, "games": self.games,
                 "seed_start": self.seed_start, "opening_plies": self.opening_plies,
                 "sprt": None if self.sprt is None else self.sprt.to_dict(), "aliases": self.aliases,
-                "ladder": list(self.ladder)}
+                "ladder": list(self.ladder)} | ({"openings": self.openings} if self.openings else {})
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TournamentConfig:
@@ -136,15 +137,15 @@ class TournamentConfig:
                        games=int(data["games"]), seed_start=int(data["seed_start"]),
                        opening_plies=int(data["opening_plies"]),
                        sprt=None if sprt is None else SprtConfig(**sprt), aliases=dict(data["aliases"]),
-                       ladder=tuple(data.get("ladder", ())))
+                       ladder=tuple(data.get("ladder", ())), openings=str(data.get("openings", "")))
         except (KeyError, TypeError, ValueError) as error:
             raise InvalidInput(f"the run's config is not a tournament plan this version can resume "
                                f"({error})") from None
 
 
 def plan(game: str, players: Iterable[str], opponent: str | None = None, *, round_robin: bool = False,
-         ladder: bool = False, games: int, seed_start: int = 0, opening_plies: int = 0, sprt: str | SprtConfig | None = None,
-         resolver: SpecResolver | None = None) -> TournamentConfig:
+         ladder: bool = False, games: int, seed_start: int = 0, opening_plies: int = 0, openings: str = "",
+         sprt: str | SprtConfig | None = None, resolver: SpecResolver | None = None) -> TournamentConfig:
     """Check a tournament's settings and canonicalize every spec.
 
     Args:
@@ -157,6 +158,8 @@ def plan(game: str, players: Iterable[str], opponent: str | None = None, *, roun
             with ``sprt`` the most games to play.
         seed_start: the first seed.
         opening_plies: random opening plies per match (seeded).
+        openings: an opening suite of the game (``harness openings GAME``): each seed plays the suite's
+            opening ``seed % size``, in every pairing; "" plays ``opening_plies``.
         sprt: ``"elo0,elo1[,alpha,beta]"`` or a config: stop when the test decides.
         resolver: resolves named players and canonicalises every spec, once each (default: one
             without a database, so a named player is bad input).
@@ -205,11 +208,10 @@ def plan(game: str, players: Iterable[str], opponent: str | None = None, *, roun
         if games % 2:
             raise InvalidInput(f"a round-robin plays each seed in both seats: games must be even, "
                                f"got {games}", parameters=("games",))
-    if opening_plies < 0:
-        raise InvalidInput(f"opening_plies must not be negative, got {opening_plies}", parameters=("opening_plies",))
+    check_opening(rules.name, opening_plies, openings)
     aliases = {spec: name for spec, name in resolver.aliases.items() if spec in specs + (opponent_spec,)}
     return TournamentConfig(rules.spec, specs, opponent_spec, games, seed_start, opening_plies,
-                            sprt_config, aliases, rungs)
+                            sprt_config, aliases, rungs, openings)
 
 
 @dataclass(frozen=True)
@@ -461,7 +463,7 @@ def play(database: Database, run_id: int, config: TournamentConfig, pool: MatchP
 
 def run_tournament(game: str | None, players: Iterable[str] = (), opponent: str | None = None, *,
                    round_robin: bool = False, ladder: bool = False, games: int | None = None, seed_start: int = 0,
-                   opening_plies: int = 0, sprt: str | None = None, workers: int | None = None,
+                   opening_plies: int = 0, openings: str = "", sprt: str | None = None, workers: int | None = None,
                    address: str | None = None, db_url: str | None = None, run_name: str | None = None,
                    resume: str | None = None, allow_engines: bool = False,
                    console: Console | None = None, database: DatabaseSource | None = None) -> TournamentReport:
@@ -469,7 +471,7 @@ def run_tournament(game: str | None, players: Iterable[str] = (), opponent: str 
 
     Args:
         game: a game spec (with ``resume``, optional and checked against the run).
-        players, opponent, round_robin, ladder, games, seed_start, opening_plies, sprt:
+        players, opponent, round_robin, ladder, games, seed_start, opening_plies, openings, sprt:
             as for ``plan``; ignored with ``resume`` except that they must not
             be given.
         workers: worker actors (None: every CPU).
@@ -491,11 +493,12 @@ def run_tournament(game: str | None, players: Iterable[str] = (), opponent: str 
     if database is None:
         with DatabaseSource(db_url) as source:
             return run_tournament(game, players, opponent, round_robin=round_robin, ladder=ladder, games=games,
-                                  seed_start=seed_start, opening_plies=opening_plies, sprt=sprt, workers=workers,
+                                  seed_start=seed_start, opening_plies=opening_plies, openings=openings,
+                                  sprt=sprt, workers=workers,
                                   address=address, run_name=run_name, resume=resume, allow_engines=allow_engines,
                                   console=console, database=source)
     if resume is not None:
-        given = list(players) or opponent or round_robin or ladder or games is not None or sprt
+        given = list(players) or opponent or round_robin or ladder or games is not None or sprt or openings
         if given or run_name:
             raise InvalidInput("resume takes the plan from the run; give only game, workers, "
                                "address and db_url with it",
@@ -521,7 +524,8 @@ def run_tournament(game: str | None, players: Iterable[str] = (), opponent: str 
     # a named player needs the database (it must exist); nothing else does before the plan is checked
     resolver = SpecResolver(database.existing, allow_engines=allow_engines)
     config = plan(game, players, opponent, round_robin=round_robin, ladder=ladder, games=games,
-                  seed_start=seed_start, opening_plies=opening_plies, sprt=sprt, resolver=resolver)
+                  seed_start=seed_start, opening_plies=opening_plies, openings=openings, sprt=sprt,
+                  resolver=resolver)
     db = database.writable()  # only now, with the input checked: bad input creates nothing
     db.check_writable()  # a read-only database fails here, before Ray starts
     with open_pool(workers=workers, address=address) as pool:  # one local worker: in-process

@@ -82,7 +82,7 @@ import os
 import signal
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -322,7 +322,7 @@ def evaluate(rows: list[Row], matches: int, workers: int, results_file: Path | N
     row_bases = [bases.get(load_game(row.game).spec) for row in rows]  # once per row, not per match
     for index, spec in specs:
         base_game = row_bases[index]
-        source = MatchSpec(base_game, spec.player, spec.opponent, spec.seed, spec.opening_plies) if base_game else spec
+        source = replace(spec, game=base_game) if base_game else spec
         if spec.key in stored:
             results[index].append(stored[spec.key])
         elif source.key in stored:

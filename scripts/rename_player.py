@@ -22,11 +22,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 
 from harness.games import load
-from harness.match import MatchSpec
+from harness.match import recorded_spec
 from harness.replay import player_choices
 import players
 from players.alphabeta import BUDGET_RULES, AlphaBetaPlayer
@@ -46,8 +47,7 @@ def rename(source: Path, target: Path, old: str, new: str, same_budget: bool = F
             if same_budget and not budgets_agree(result, old, new):
                 continue
             result["player"] = new
-            result["key"] = MatchSpec(result["game"], new, result["opponent"], result["seed"],
-                                      result["opening_plies"]).key
+            result["key"] = replace(recorded_spec(result), player=new).key
             renamed += 1
         lines.append(json.dumps(result, separators=(",", ":")) + "\n")
     target.write_text("".join(lines))

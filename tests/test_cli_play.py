@@ -13,6 +13,7 @@ import pytest
 from harness import __version__
 from harness.cli import main
 from harness.games import load as load_game, names as game_names
+from harness.games.openings import load_suite
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
@@ -72,6 +73,15 @@ def test_play_json_prints_the_match_result(capsys):
     assert result["plies"] == len(result["actions"])
 
 
+def test_play_from_a_suite_starts_with_the_seeds_opening(capsys):
+    suite = load_suite("xiangqi")
+    code, out, _ = run(capsys, "play", "xiangqi:black", "--player", "greedy", "--opponent", "random",
+                       "--seed", "17", "--openings", suite.name, "--json")
+    result = json.loads(out)
+    assert code == 0 and result["actions"][:suite.plies] == suite.opening(17)
+    assert result["opening_plies"] == suite.plies and result["extra"] == {"openings": suite.name}
+
+
 def test_a_failing_player_is_reported_on_stderr_and_recorded_as_a_loss(capsys):
     code, out, err = run(capsys, "play", "totality", "--player", "external:command=no-such-engine-anywhere",
                          "--opponent", "random")
@@ -88,6 +98,9 @@ def test_a_failing_player_is_reported_on_stderr_and_recorded_as_a_loss(capsys):
     (["play", "totality", "--seed", "many"], "'many' is not a valid integer"),
     (["play", "totality", "--opening-plies", "-1"], "-1 is not in the range x>=0"),
     (["play", "totality", "--colour", "red"], "No such option"),
+    (["play", "totality", "--openings", "nope"], "no opening suite 'nope'; valid suites: totality-8ply"),
+    (["play", "totality", "--openings", "totality-8ply", "--opening-plies", "2"],
+     "give --openings (a suite) or --opening-plies (random plies), not both"),
     (["play"], "Missing argument 'GAME'"),
     (["dance"], "No such command 'dance'"),
 ])

@@ -7,8 +7,9 @@ import random
 import pytest
 
 from harness.envs import PASS, LocalEnv
-from harness.errors import IllegalAction, OpponentError
+from harness.errors import IllegalAction, InvalidInput, OpponentError
 from harness.games import load as load_game, names as game_names
+from harness.games.openings import load_suite, opening_state
 from harness.testing import check_env
 from tests.registry import SEATS
 
@@ -127,3 +128,27 @@ def test_a_failing_opponent_is_reported_as_an_opponent_error():
     env = LocalEnv("xiangqi:black", "external:command=no-such-engine-anywhere")
     with pytest.raises(OpponentError, match="could not be started"):
         env.reset(0)
+
+
+@pytest.mark.parametrize("game", ["totality", "ravenward", "xiangqi", "xiangqi:black"])
+def test_a_suite_plays_the_seeds_opening_then_the_opponent_replies_if_it_is_to_move(game):
+    suite = load_suite(game)
+    env = LocalEnv(game, "random", openings=suite.name)
+    observation = env.reset(42)
+    rules = env.rules
+    assert env.opening == suite.opening(42) and env.actions[:suite.plies] == env.opening
+    assert rules.to_move(observation.state) == rules.user_side and not observation.done
+    after_opening = opening_state(rules, env.opening)
+    replies = len(env.actions) - suite.plies
+    assert replies == (0 if rules.to_move(after_opening) == rules.user_side else 1)
+
+
+def test_an_environment_refuses_a_suite_and_random_plies_together():
+    with pytest.raises(InvalidInput, match="not both"):
+        LocalEnv("totality", "random", opening_plies=2, openings=load_suite("totality").name)
+
+
+def test_an_environment_with_random_plies_records_them_as_its_opening():
+    env = LocalEnv("ravenward", "random", opening_plies=3)
+    env.reset(5)
+    assert len(env.opening) == 3 and env.actions[:3] == env.opening

@@ -6,8 +6,11 @@ import json
 
 import pytest
 
+from harness.errors import InvalidInput
 from harness.games import load as load_game, names as game_names
-from harness.match import MatchResult, MatchSpec, match_key, play_match
+from harness.games.openings import load_suite
+from harness.match import MatchResult, MatchSpec, match_key, play_match, recorded_spec
+from harness.replay import player_choices
 
 FAILING = "external:command=no-such-engine-anywhere"
 
@@ -83,3 +86,51 @@ def test_a_failing_opponent_loses_for_its_side_with_reason_opponent_error():
 def test_a_failing_opponent_that_moves_first_is_caught_too():
     result = play_match(MatchSpec("xiangqi:black", "random", FAILING, seed=1))
     assert (result.outcome, result.reason) == ("win", "opponent_error") and result.plies == 0
+
+
+def test_a_spec_without_a_suite_keeps_the_key_it_had_before_suites():
+    # Keys computed before MatchSpec had ``openings``: recorded databases must find their matches again.
+    assert MatchSpec("totality:easy", "alphabeta:depth=2", "gbot", 7).key == "1567d2391bb4d87ab5e6f943"
+    assert MatchSpec("xiangqi:black", "greedy", "random", 3, 2).key == "d248c477be0d0656bb23183c"
+
+
+def test_a_suite_changes_the_key():
+    plain = MatchSpec("totality:easy", "alphabeta:depth=2", "gbot", 7)
+    suited = MatchSpec("totality:easy", "alphabeta:depth=2", "gbot", 7, openings=load_suite("totality").name)
+    assert suited.key != plain.key and len(suited.key) == len(plain.key)
+
+
+def test_a_suite_and_random_plies_together_are_refused():
+    with pytest.raises(ValueError, match="not both"):
+        MatchSpec("totality", "greedy", "random", 1, opening_plies=2, openings=load_suite("totality").name)
+
+
+def test_an_unknown_suite_is_bad_input_before_the_match():
+    with pytest.raises(InvalidInput, match="valid suites"):
+        MatchSpec("totality", "greedy", "random", 1, openings="nope").key
+
+
+@pytest.mark.parametrize("game", ["totality:easy", "ravenward", "xiangqi", "xiangqi:black"])
+def test_a_match_from_a_suite_starts_with_the_seeds_opening_and_records_its_length(game):
+    suite = load_suite(game)
+    spec = MatchSpec(game, "greedy", "random", seed=len(suite) + 3, openings=suite.name)
+    result = play_match(spec)
+    assert result.actions[:suite.plies] == suite.opening(3)
+    assert result.opening_plies == suite.plies and result.extra == {"openings": suite.name}
+    assert result.key == spec.key == recorded_spec(result.to_dict()).key
+    # The replay skips the opening: the seat's moves inside it were the suite's, not the player's choice.
+    inside = len(list(player_choices(result.game, result.actions[:suite.plies])))
+    every = len(list(player_choices(result.game, result.actions)))
+    assert inside > 0 and len(list(player_choices(result.game, result.actions, result.opening_plies))) == every - inside
+
+
+def test_both_seats_of_a_pair_play_the_same_opening():
+    suite = load_suite("xiangqi")
+    red, black = (play_match(MatchSpec(seat, "greedy", "random", seed=11, openings=suite.name))
+                  for seat in ("xiangqi", "xiangqi:black"))
+    assert red.actions[:suite.plies] == black.actions[:suite.plies] == suite.opening(11)
+
+
+def test_a_recorded_match_without_a_suite_gives_back_its_spec():
+    spec = MatchSpec("ravenward", "greedy", "random", seed=2, opening_plies=2)
+    assert recorded_spec(play_match(spec).to_dict()) == spec

@@ -17,7 +17,9 @@ import pytest
 from harness.cli import main
 from harness.cluster import Pool
 from harness.db import open_database
+from harness.db.export import export_lines
 from harness.errors import InvalidInput, SpecError
+from harness.games.openings import load_suite
 from harness.match import match_key
 from players.named import SpecResolver
 from harness.tournament import TournamentConfig, plan, play
@@ -285,3 +287,36 @@ def test_the_bar_and_the_summary_compute_the_rate_the_same_way():
     assert shown == rate_text(games_per_second(3, task.elapsed))
     assert games_per_second(0, 0.0) == 0.0
     assert rate_text(10 / 354) == "0.0282 games/s" and rate_text(116.94) == "117 games/s"  # slow runs show a rate
+
+
+def test_a_tournament_from_a_suite_plays_each_seeds_opening_in_every_pairing():
+    suite = load_suite("xiangqi")
+    config = plan("xiangqi", ["random", "greedy"], round_robin=True, games=4, seed_start=7, openings=suite.name)
+    assert {spec.openings for spec in config.schedule()} == {suite.name}
+    assert TournamentConfig.from_dict(config.to_dict()) == config
+    without = plan("xiangqi", ["random", "greedy"], round_robin=True, games=4, seed_start=7)
+    assert "openings" not in without.to_dict()  # a plan without a suite is stored as before suites
+    assert {s.key for s in config.schedule()}.isdisjoint(s.key for s in without.schedule())
+
+
+def test_a_tournament_refuses_an_unknown_suite_or_a_suite_with_random_plies():
+    with pytest.raises(InvalidInput, match="valid suites"):
+        plan(GAME, ["random"], "greedy", games=2, openings="nope")
+    with pytest.raises(InvalidInput, match="not both"):
+        plan(GAME, ["random"], "greedy", games=2, opening_plies=2, openings=load_suite(GAME).name)
+
+
+def test_cli_tournament_with_a_suite_records_each_opening(tmp_path, capsys, pool):
+    db = f"sqlite:///{tmp_path / 'cli.db'}"
+    suite = load_suite(GAME)
+    code = main(["tournament", GAME, "--player", "greedy", "--opponent", "random", "--games", "2", "--seeds", "5",
+                 "--openings", suite.name, "--workers", "1", "--db", db, "--json", "--quiet"])
+    assert code == 0
+    with open_database(db) as database:
+        matches = database.matches()
+        exported = [json.loads(line) for line in export_lines(database)]
+    assert sorted(m.seed for m in matches) == [5, 6]
+    assert [line["openings"] for line in exported] == [suite.name] * 2  # an export names the suite
+    for match in matches:
+        assert match.actions[:suite.plies] == suite.opening(match.seed)
+        assert match.opening_plies == suite.plies and match.extra == {"openings": suite.name}

@@ -23,7 +23,12 @@ if TYPE_CHECKING:
 
 
 def export_line(record: MatchRecord) -> dict[str, Any]:
-    """One recorded match as plain JSON data (one line of ``harness export``)."""
+    """One recorded match as plain JSON data (one line of ``harness export``).
+
+    ``openings`` (the opening suite) is there only for a match played from one,
+    so the lines of every other match stay as they were.
+    """
+    suite = (record.extra or {}).get("openings")
     return {
         "match_id": record.id,
         "run_id": record.run_id,
@@ -42,7 +47,7 @@ def export_line(record: MatchRecord) -> dict[str, Any]:
         "source": record.source,
         "error": record.error,
         "actions": record.actions,
-    }
+    } | ({"openings": suite} if suite else {})
 
 
 def export_lines(database: Database, game: str | None = None, run: int | str | None = None) -> Iterator[str]:
