@@ -39,7 +39,7 @@ def test_open_study_creates_it_with_the_incumbent_enqueued_and_the_file_stored(u
 def test_opening_again_resumes_and_a_changed_search_space_is_refused(url, config) -> None:
     adapter.open_study(config, url)
     assert adapter.open_study(config, url).counts()["waiting"] == 1  # not enqueued twice
-    changed = parse_study_file(tiny_study("unit", trials=4).replace("block = 4", "block = 3"))
+    changed = parse_study_file(tiny_study("unit", trials=4).replace("block = 6", "block = 4"))
     with pytest.raises(StudyFileError, match="different game, player, search space"):
         adapter.open_study(changed, url)
 
