@@ -272,9 +272,11 @@ def studies_document(db_url: str | None = None) -> dict[str, Any]:
 def _outcome_html(outcome: tuning.Outcome | None) -> str:
     if outcome is None:
         return "<p>Not raced and confirmed yet: <code>harness tune --validate STUDY</code>.</p>"
+    saved = ("" if outcome.winner_spec is None else
+             f" Saved as <b>{html.escape(outcome.named_player)}</b>: <code>{html.escape(outcome.winner_spec)}</code>.")
     return (f"<p>Winner of the race: {'none' if outcome.winner is None else f'trial {outcome.winner}'}. "
             f"Verdict: <b>{html.escape(outcome.verdict.upper())}</b> ({html.escape(tuning.VERDICT_RULES[outcome.verdict])})."
-            "</p>" + _table(outcome.rows()))
+            f"{saved}</p>" + _table(outcome.rows()))
 
 
 def tuning_opponents(db: Database, config: tuning.StudyFile) -> tuple[str, ...]:

@@ -93,7 +93,7 @@ def test_a_failing_player_is_reported_on_stderr_and_recorded_as_a_loss(capsys):
     (["play", "chess"], "unknown game 'chess'; valid games: ravenward, totality, xiangqi"),
     (["play", "totality:hard"], "valid values: wise, easy"),
     (["play", "totality", "--player", "alphabeat"], "unknown player kind 'alphabeat'; valid kinds"),
-    (["play", "totality", "--player", "alphabeta:dpeth=3"], "valid parameters: behind, depth, endgame, extend, nodes, techniques, time"),
+    (["play", "totality", "--player", "alphabeta:dpeth=3"], "valid parameters: behind, depth, endgame, extend, nodes, techniques, tiebreak, time"),
     (["play", "totality", "--opponent", "alphabeta:w.nope=1"], "valid features: "),
     (["play", "totality", "--seed", "many"], "'many' is not a valid integer"),
     (["play", "totality", "--opening-plies", "-1"], "-1 is not in the range x>=0"),

@@ -272,3 +272,11 @@ def test_the_same_command_resumes_the_study_with_a_larger_budget(studied: tuple[
     summary = tune(parse_study_file(tiny_study("tiny")), trials=8, db_url=url, pool=pool, select=False)
     assert [t["number"] for t in study_trials("tiny", url)] == list(range(8))
     assert summary.trials_complete + summary.trials_pruned == 8
+
+
+def test_selecting_with_a_changed_study_file_is_refused(studied: tuple[str, TuneSummary], pool: Pool) -> None:
+    from harness.errors import InvalidInput
+    url, _ = studied
+    changed = parse_study_file(tiny_study("tiny").replace("block = 6", "block = 4"))
+    with pytest.raises(InvalidInput, match="made from another study file"):
+        select(changed, db_url=url, pool=pool)

@@ -220,13 +220,16 @@ class Study:
                                f"{age:.0f}s ago); a study has one driver at a time (scale out with --address), "
                                f"or wait {grace_s - age:.0f}s if that driver was killed")
         self.set_attr("lease", {"driver": driver, "beat": now})
+        _DRIVING.add(driver)
 
     def renew_lease(self, driver: str) -> None:
         """Renew this driver's lease (from the heartbeat thread)."""
         self.set_attr("lease", {"driver": driver, "beat": time.time()})
 
     def release_lease(self, driver: str) -> None:
-        """Give the lease up, so the next driver need not wait."""
+        """Give the lease up, so the next driver need not wait (and this process knows it stopped, even when
+        the database that holds the lease has failed)."""
+        _DRIVING.discard(driver)
         if (self.user_attrs.get("lease") or {}).get("driver") == driver:
             self.set_attr("lease", {})
 
@@ -281,13 +284,20 @@ class Study:
 # ---------------------------------------------------------------- opening
 
 
+_DRIVING: set[str] = set()  # the drivers of this process that hold a lease now
+
+
 def _gone(driver: str) -> bool:
-    """Whether a lease's driver (``host:pid:...``) was a process of this host that no longer runs:
-    a killed driver's study is taken over at once on its own machine, after the grace period elsewhere."""
+    """Whether a lease's driver (``host:pid:...``) is known to have stopped: a driver of this process that
+    gave its lease up (the database may have failed before it could say so), or a process of this host that
+    no longer runs. A killed driver's study is taken over at once on its own machine, after the grace
+    period elsewhere."""
     host, _, rest = driver.partition(":")
     pid = rest.partition(":")[0]
-    if host != socket.gethostname() or not pid.isdigit() or int(pid) == os.getpid():
+    if host != socket.gethostname() or not pid.isdigit():
         return False
+    if int(pid) == os.getpid():
+        return driver not in _DRIVING
     try:
         os.kill(int(pid), 0)
     except ProcessLookupError:

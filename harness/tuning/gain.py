@@ -29,6 +29,8 @@ from dataclasses import dataclass
 
 from scipy import stats
 
+from harness.errors import InvalidInput
+
 __all__ = ["Interval", "paired_interval", "is_confidently_worse", "sample_size", "detectable_gain",
            "verdict_of", "VERDICT_RULES"]
 
@@ -91,7 +93,7 @@ def sample_size(sd: float, smallest_gain: float, *, power: float = 0.8, alpha: f
     ``n = ((z(1 - alpha/2) + z(power)) * sd / smallest_gain) ** 2``, at least 2.
     """
     if smallest_gain <= 0:
-        raise ValueError(f"the smallest gain must be positive, got {smallest_gain:g}")
+        raise InvalidInput(f"the smallest gain must be positive, got {smallest_gain:g}")
     z = stats.norm.ppf(1 - alpha / 2) + stats.norm.ppf(power)
     return max(2, math.ceil((z * sd / smallest_gain) ** 2))
 

@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from harness.errors import ClusterError
+from harness.errors import ClusterError, InvalidInput
 from harness.interrupts import stops_unwrapped
 from harness.match import MatchSpec, match_key
 from harness.tuning.events import OnEvent, StageProgress, ignore
@@ -423,6 +423,11 @@ def select(config: StudyFile | str, *, db_url: str | None = None, workers: int |
     db = db or open_database(url)
     try:
         with stops_unwrapped():  # a Ctrl-C Python wrapped is still a stop
+            stored = load_stored_study(config.name, url).user_attrs.get("fingerprint")
+            if stored != config.fingerprint():
+                raise InvalidInput(f"{config.path}: study {config.name!r} in the database was made from another "
+                                   "study file (or by a harness before opening suites and paired gains); give the "
+                                   "file it was made from, or its name")
             opponents = check_engines(config, db, allow_engines)
             outcome, _ = _outcome(config, db, url, None, opponents, _confirmation_opponents(config, db))
             if outcome is None:

@@ -84,7 +84,23 @@ def test_an_unknown_game_is_bad_input():
         load_suite("chess")
 
 
-def test_a_game_without_suites_says_so(test_game):
-    assert suite_names("tictactoe") == ()
-    with pytest.raises(InvalidInput, match="ships no opening suites"):
-        load_suite("tictactoe")
+def test_a_game_without_suites_says_so(tmp_path, monkeypatch):
+    """A registered game whose package has no openings.json (tic-tac-toe's kit in a package of its own)."""
+    from harness import games
+    package = tmp_path / "suiteless"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "kit.py").write_text("from tests.tictactoe.kit import KIT  # noqa: F401\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    games.register(games.GameInfo("suiteless", "suiteless.kit", "tic-tac-toe without a suite",
+                                  {"seat": ("x", "o")}, "seat"))
+    try:
+        assert suite_names("suiteless") == ()
+        with pytest.raises(InvalidInput, match="ships no opening suites"):
+            load_suite("suiteless")
+    finally:
+        games.unregister("suiteless")
+
+
+def test_the_fourth_game_ships_every_two_ply_opening(test_game):
+    assert suite_names("tictactoe") == ("tictactoe-2ply",) and len(load_suite("tictactoe")) == 72

@@ -122,7 +122,7 @@ def test_a_spec_without_a_kind_is_an_error(spec):
 
 
 @pytest.mark.parametrize("spec, valid", [
-    ("alphabeta:dpeth=3", "behind, depth, endgame, extend, nodes, techniques, time"),
+    ("alphabeta:dpeth=3", "behind, depth, endgame, extend, nodes, techniques, tiebreak, time"),
     ("mcts:depth=3", "c, eval_depth, eval_scale, iterations, rollout, time"),
     ("random:depth=3", "none"),
     ("gbot:nodes=3", "depth, eval, level"),

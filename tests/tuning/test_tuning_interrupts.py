@@ -162,7 +162,7 @@ def check_every_game_once(url: str, cwd: pathlib.Path, env: dict[str, str], name
             seeds = [m.seed for m in db.matches(run_id=run.id)]
             assert len(seeds) == len(set(seeds))
             if trial["state"] == "complete":
-                assert sorted(seeds) == list(range(8)) and trial["games"] == 8
+                assert sorted(seeds) == list(range(12)) and trial["games"] == 12
 
 
 PG_URL = os.environ.get("HARNESS_TEST_PG")

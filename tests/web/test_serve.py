@@ -50,7 +50,7 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> str:
     from harness.tuning import parse_study_file, tune
     from tests.tuning_studies import tiny_study
     with ray_session(num_cpus=2), Pool(workers=2) as pool:
-        tune(parse_study_file(tiny_study("web", trials=3)), db_url=url, pool=pool)
+        tune(parse_study_file(tiny_study("web")), db_url=url, pool=pool)
     return url
 
 
@@ -137,12 +137,13 @@ def test_the_leaderboard_page_shows_the_numbers_of_leaderboard_json(browser, ser
         assert len(rows) == len(document["rows"]) > 0
         for tr, row in zip(rows, document["rows"]):
             cells = tr.find_elements(By.TAG_NAME, "td")
-            assert cells[1].text == row["player"] and int(cells[3].text) == row["games"]
-            assert [int(c.text) for c in cells[4:7]] == [row["wins"], row["draws"], row["losses"]]
-            assert float(cells[7].get_attribute("data-value")) == row["mean"]
-            assert cells[7].text == f"{row['mean']:.3f}"
-            assert cells[8].text == f"[{row['low']:.3f}, {row['high']:.3f}]"
-            assert cells[9].find_element(By.TAG_NAME, "svg")  # the interval drawn as a bar
+            assert cells[1].text == row["player"] and int(cells[4].text) == row["games"]
+            assert cells[3].text == (row["verdict"] or "-")  # a tuned player's verdict, "-" for others
+            assert [int(c.text) for c in cells[5:8]] == [row["wins"], row["draws"], row["losses"]]
+            assert float(cells[8].get_attribute("data-value")) == row["mean"]
+            assert cells[8].text == f"{row['mean']:.3f}"
+            assert cells[9].text == f"[{row['low']:.3f}, {row['high']:.3f}]"
+            assert cells[10].find_element(By.TAG_NAME, "svg")  # the interval drawn as a bar
     # the JSON endpoint serves the same document
     with urllib.request.urlopen(f"{server.url}/api/games/ravenward/leaderboard") as response:
         assert json.loads(response.read()) == cli_json(capsys, "leaderboard", "ravenward", "--json", "--db", recorded)
