@@ -54,16 +54,12 @@ class Interval:
 
 
 def paired_interval(differences: Sequence[float], confidence: float = 0.95) -> Interval:
-    """The mean paired difference with its Student t interval (infinite for fewer than two samples)."""
-    n = len(differences)
-    if n == 0:
+    """The mean paired difference with its Student t interval (``harness.ratings.mean_interval``)."""
+    from harness.ratings import mean_interval
+    if not differences:
         return Interval(math.nan, -math.inf, math.inf, 0)
-    mean = sum(differences) / n
-    if n < 2:
-        return Interval(mean, -math.inf, math.inf, n)
-    sd = _sd(differences, mean)
-    half = stats.t.ppf(0.5 + confidence / 2, n - 1) * sd / math.sqrt(n)
-    return Interval(mean, mean - half, mean + half, n)
+    mean, low, high = mean_interval(differences, confidence)
+    return Interval(float(mean), float(low), float(high), len(differences))
 
 
 def is_confidently_worse(differences: Sequence[float], looks: int, alpha: float) -> bool:
