@@ -217,7 +217,8 @@ def _play_missing(pool: MatchPool, db: Database, on_event: OnEvent) -> Play:
     return play
 
 
-def _per_opening(config: StudyFile, values: Sequence[float], combos: int) -> list[float]:
+def _per_opening(values: Sequence[float], combos: int) -> list[float]:
+    """Per-opening means of values laid out opening by opening, ``combos`` games each."""
     return [sum(values[i * combos:(i + 1) * combos]) / combos for i in range(len(values) // combos)]
 
 
@@ -271,13 +272,13 @@ def _outcome(config: StudyFile, db: Database, url: str, play: Play | None, oppon
     race = []
     for number, spec, in_study in finalists:
         differences = [t - i for t, i in zip(values[f"trial-{number}"], values["incumbent"])]
-        race.append(RaceEntry(number, spec, in_study, paired_interval(_per_opening(config, differences, combos))))
+        race.append(RaceEntry(number, spec, in_study, paired_interval(_per_opening(differences, combos))))
     leader = max(race, key=lambda entry: (entry.race.mean, -entry.trial))
     if leader.race.mean <= 0:
         return Outcome(**base, race=tuple(race), winner=None, winner_spec=None, confirmation=None,
                        verdict="no gain", reason="no finalist was ahead of the incumbent in the race"), played
     # the test's size, fixed before it plays: the race's spread of the winner's per-opening differences
-    leader_differences = _per_opening(config, [t - i for t, i in zip(values[f"trial-{leader.trial}"],
+    leader_differences = _per_opening([t - i for t, i in zip(values[f"trial-{leader.trial}"],
                                                                       values["incumbent"])], combos)
     sd = _sd(leader_differences)
     confirmation = config.confirmation
@@ -298,7 +299,7 @@ def _outcome(config: StudyFile, db: Database, url: str, play: Play | None, oppon
     tuned_values = [game_value(r, config.objective) for r in mine]
     incumbent_values = [game_value(r, config.objective) for r in theirs]
     n = len(confirm_combos)
-    differences = _per_opening(config, [t - i for t, i in zip(tuned_values, incumbent_values)], n)
+    differences = _per_opening([t - i for t, i in zip(tuned_values, incumbent_values)], n)
     by_opponent = []
     for opponent in confirm_opponents:
         positions = [k for k in range(len(mine)) if confirm_combos[k % n][1] == opponent]
@@ -315,8 +316,8 @@ def _outcome(config: StudyFile, db: Database, url: str, play: Play | None, oppon
     result = ConfirmationResult(
         openings=len(fresh), games=len(mine) + len(theirs), sd=sd, smallest_gain=confirmation.smallest_gain,
         detectable=detectable_gain(sd, len(fresh), power=confirmation.power),
-        incumbent=paired_interval(_per_opening(config, incumbent_values, n)),
-        tuned=paired_interval(_per_opening(config, tuned_values, n)), gain=pooled, by_opponent=tuple(by_opponent),
+        incumbent=paired_interval(_per_opening(incumbent_values, n)),
+        tuned=paired_interval(_per_opening(tuned_values, n)), gain=pooled, by_opponent=tuple(by_opponent),
         incumbent_wdl=incumbent_wdl, tuned_wdl=tuned_wdl)
     return Outcome(**base, race=tuple(race), winner=leader.trial, winner_spec=tuned_spec, confirmation=result,
                    verdict=verdict, reason=reason), played
