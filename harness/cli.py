@@ -162,7 +162,7 @@ def openings(game: str, openings: str | None, number: int | None, as_json: bool)
 @click.option("--opponent", default="gbot", show_default=True, help="The other seat's player spec.")
 @click.option("--seed", default=0, show_default=True, type=int, callback=stored_integer,
               help="Match seed (the first, with --games).")
-@click.option("--games", default=1, show_default=True, type=click.IntRange(1), help="Matches on seeds SEED, SEED+1, ...")
+@click.option("--games", default=1, show_default=True, type=click.IntRange(1, 1_000_000), help="Matches on seeds SEED, SEED+1, ... (at most a million; a tournament plays more, on Ray).")
 @click.option("--opening-plies", default=0, show_default=True, type=click.IntRange(0), callback=stored_integer,
               help="Random opening plies.")
 @click.option("--openings", default="", metavar="SUITE",

@@ -102,6 +102,7 @@ def test_a_failing_player_is_reported_on_stderr_and_recorded_as_a_loss(capsys):
     (["play", "totality", "--openings", "totality-8ply", "--opening-plies", "2"],
      "give --openings (a suite) or --opening-plies (random plies), not both"),
     (["play"], "Missing argument 'GAME'"),
+    (["play", "totality", "--games", "10000000000000000000000"], "is not in the range 1<=x<=1000000"),
     (["dance"], "No such command 'dance'"),
 ])
 def test_bad_input_is_one_line_on_stderr_and_exit_code_2(capsys, argv, message):

@@ -276,7 +276,8 @@ class _Space:
     def weights(self, unit: np.ndarray) -> dict[str, float]:
         """0..1 coordinates -> weights, clipped to the range and rounded for integer weights."""
         coordinates = self.low + np.clip(unit, 0.0, 1.0) * self.span
-        values = np.clip(np.where(self.log, np.exp(coordinates), coordinates), *self.bounds)
+        exponentiated = np.exp(coordinates, where=self.log, out=coordinates.copy())  # only the log weights
+        values = np.clip(exponentiated, *self.bounds)
         return {name: (int(round(value)) if integer else float(value))
                 for name, value, integer in zip(self.names, values, self.integer)}
 
