@@ -38,10 +38,10 @@ from typing import TYPE_CHECKING, Any
 from harness.errors import ClusterError, HarnessError, InvalidInput
 from harness.interrupts import check as check_interrupted
 from harness.interrupts import stops_unwrapped
-from harness.match import MatchResult, match_key
+from harness.match import MatchResult, MatchSpec, match_key
 from harness.tuning.adapter import Study, Trial, open_study
 from harness.tuning.events import OnEvent, PoolResized, TrialEnded, TuningProgress, ignore
-from harness.tuning.gain import is_confidently_worse, paired_interval
+from harness.tuning.gain import is_confidently_worse, paired_interval, per_opening
 from harness.tuning.heartbeat import Heartbeat
 from harness.tuning.objectives import game_value
 from harness.tuning.selection import Outcome, check_engines, database_url, run_selection
@@ -70,6 +70,7 @@ class _TrialRun:
     trial: Trial
     spec: str
     run_id: int
+    specs: list[MatchSpec]  # its matches, opening by opening
     keys: list[str]
     values: dict[int, float] = field(default_factory=dict)  # match index -> per-game value
     submitted: int = 0  # blocks submitted
@@ -140,7 +141,6 @@ class Driver:
         self.finished_runs: dict[int, int] = {}
         self.told: dict[int, tuple[str, float | None]] = {}
         self.asked = 0
-        self.incumbent: list[float] | None = None  # per-opening values of trial 0, once complete
         self.incumbent_values: dict[int, float] = {}
         self.games = 0
         self.reused = 0
@@ -236,8 +236,8 @@ class Driver:
             name=name, study=self.config.name, trial=trial.number)
         if existing is not None and existing.status != "running":
             self.db.set_run_status(run_id, "running")
-        keys = [match_key(s) for s in self.config.matches(spec, self.openings, self.opponents)]
-        run = _TrialRun(trial, spec, run_id, keys)
+        specs = self.config.matches(spec, self.openings, self.opponents)
+        run = _TrialRun(trial, spec, run_id, specs, [match_key(s) for s in specs])
         self.active[trial.number] = run
         self.reuse_recorded(run)
         self.advance(run)
@@ -258,11 +258,8 @@ class Driver:
     def differences(self, run: _TrialRun, blocks: int) -> list[float]:
         """The per-opening paired differences over the first ``blocks`` blocks."""
         incumbent = self.incumbent_values if run.number else run.values
-        out = []
-        for opening in range(blocks * self.config.block):
-            games = range(opening * self.combos, (opening + 1) * self.combos)
-            out.append(sum(run.values[i] - incumbent[i] for i in games) / self.combos)
-        return out
+        games = range(blocks * self.block_games)
+        return per_opening([run.values[i] - incumbent[i] for i in games], self.combos)
 
     def advance(self, run: _TrialRun) -> None:
         """Look at every block whose games (the trial's and the incumbent's) are in; queue the next block."""
@@ -302,8 +299,7 @@ class Driver:
                    if i not in run.values]
         run.submitted = last + 1
         if indices:
-            specs = self.config.matches(run.spec, self.openings, self.opponents)
-            self.pool.submit([specs[i] for i in indices], tag=self.tag(run.number), priority=run.number)
+            self.pool.submit([run.specs[i] for i in indices], tag=self.tag(run.number), priority=run.number)
 
     def end(self, run: _TrialRun, how: str) -> None:
         """The trial's result is known; it is told when every trial before it has been (``tell_due``)."""

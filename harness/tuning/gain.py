@@ -31,8 +31,8 @@ from scipy import stats
 
 from harness.errors import InvalidInput
 
-__all__ = ["Interval", "paired_interval", "is_confidently_worse", "sample_size", "detectable_gain",
-           "verdict_of", "VERDICT_RULES"]
+__all__ = ["Interval", "per_opening", "spread", "paired_interval", "is_confidently_worse", "sample_size",
+           "detectable_gain", "verdict_of", "VERDICT_RULES"]
 
 # what each of ``harness.verdicts.VERDICTS`` takes
 VERDICT_RULES = {
@@ -51,6 +51,19 @@ class Interval:
     low: float
     high: float
     n: int = 0
+
+
+def per_opening(values: Sequence[float], combos: int) -> list[float]:
+    """The per-opening means of values laid out opening by opening, ``combos`` games (opponents x seats) each."""
+    return [sum(values[i * combos:(i + 1) * combos]) / combos for i in range(len(values) // combos)]
+
+
+def spread(values: Sequence[float]) -> float:
+    """The sample standard deviation (0 for fewer than two values)."""
+    if len(values) < 2:
+        return 0.0
+    mean = sum(values) / len(values)
+    return math.sqrt(sum((v - mean) ** 2 for v in values) / (len(values) - 1))
 
 
 def paired_interval(differences: Sequence[float], confidence: float = 0.95) -> Interval:
@@ -74,7 +87,7 @@ def is_confidently_worse(differences: Sequence[float], looks: int, alpha: float)
     if n < 2:
         return False
     mean = sum(differences) / n
-    sd = _sd(differences, mean)
+    sd = spread(differences)
     if sd == 0:
         return mean < 0
     level = alpha / max(1, looks)
@@ -117,6 +130,3 @@ def verdict_of(pooled: Interval, by_opponent: Sequence[float], tolerance: float,
         return "better"
     return "no gain"
 
-
-def _sd(values: Sequence[float], mean: float) -> float:
-    return math.sqrt(sum((v - mean) ** 2 for v in values) / (len(values) - 1))

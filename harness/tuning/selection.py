@@ -28,7 +28,8 @@ from harness.errors import ClusterError, InvalidInput
 from harness.interrupts import stops_unwrapped
 from harness.match import MatchSpec, match_key
 from harness.tuning.events import OnEvent, StageProgress, ignore
-from harness.tuning.gain import Interval, detectable_gain, paired_interval, sample_size, verdict_of
+from harness.tuning.gain import (Interval, detectable_gain, paired_interval, per_opening, sample_size, spread,
+                                 verdict_of)
 from harness.tuning.objectives import game_value
 from harness.tuning.stored import database_url, load_stored_study, study_reference
 from harness.tuning.studyfile import StudyFile, turns_label
@@ -148,13 +149,15 @@ def stage_run_name(config: StudyFile, stage: str, label: str) -> str:
     return f"{config.name}/{stage}/{label}{suffix}"
 
 
-Play = Callable[[dict[str, tuple[int, list[MatchSpec]]], dict[str, dict[int, float]], str], int]
+# a stage's runs (label -> run id, its matches, their keys), the records found so far (label -> index ->
+# record, filled in), the stage: plays the missing games and returns how many it played
+Play = Callable[[dict[str, tuple[int, list[MatchSpec], list[str]]], dict[str, dict[int, Any]], str], int]
 
 
 def _values(config: StudyFile, db: Database, stage: str, players: dict[str, str], specs: dict[str, list[MatchSpec]],
             play: Play | None, opponents: tuple[str, ...]) -> tuple[dict[str, list[Any]], int] | None:
     """Each player's recorded results of its matches (in order), playing the missing ones with ``play``."""
-    runs: dict[str, tuple[int, list[MatchSpec]]] = {}
+    runs: dict[str, tuple[int, list[MatchSpec], list[str]]] = {}
     for label, spec in players.items():
         name = stage_run_name(config, stage, label)
         existing = db.run(name)
@@ -167,15 +170,14 @@ def _values(config: StudyFile, db: Database, stage: str, players: dict[str, str]
                                   name=name, study=config.name)
         else:
             run_id = existing.id
-        runs[label] = (run_id, specs[label])
+        runs[label] = (run_id, specs[label], [match_key(m) for m in specs[label]])
     records: dict[str, dict[int, Any]] = {}
-    for label, (run_id, matches) in runs.items():
-        keys = [match_key(m) for m in matches]
+    for label, (run_id, _, keys) in runs.items():
         found = {record.key: record for record in db.matches(keys=keys)}
         db.hold(run_id, [key for key in keys if key in found])
         records[label] = {i: found[key] for i, key in enumerate(keys) if key in found}
     played = 0
-    if any(len(records[label]) < len(matches) for label, (_, matches) in runs.items()):
+    if any(len(records[label]) < len(matches) for label, (_, matches, _) in runs.items()):
         if play is None:
             return None
         played = play(runs, records, stage)
@@ -183,14 +185,15 @@ def _values(config: StudyFile, db: Database, stage: str, players: dict[str, str]
 
 
 def _play_missing(pool: MatchPool, db: Database, on_event: OnEvent) -> Play:
-    def play(runs: dict[str, tuple[int, list[MatchSpec]]], records: dict[str, dict[int, Any]], stage: str) -> int:
+    def play(runs: dict[str, tuple[int, list[MatchSpec], list[str]]], records: dict[str, dict[int, Any]],
+             stage: str) -> int:
         tags, pending = {}, 0
-        for label, (_, matches) in runs.items():
+        for label, (_, matches, _) in runs.items():
             tags[(stage, label)] = label
             missing = [m for i, m in enumerate(matches) if i not in records[label]]
             pending += len(missing)
             pool.submit(missing, tag=(stage, label))
-        index = {label: {match_key(m): i for i, m in enumerate(matches)} for label, (_, matches) in runs.items()}
+        index = {label: {key: i for i, key in enumerate(keys)} for label, (_, _, keys) in runs.items()}
         total, played, started, shown = pending, 0, time.monotonic(), 0.0
         on_event(StageProgress(stage, 0, total, 0.0))
         for tag, result in pool.as_completed() if pending else ():
@@ -211,15 +214,10 @@ def _play_missing(pool: MatchPool, db: Database, on_event: OnEvent) -> Play:
                 break
         if pending:
             raise ClusterError(f"the pool ran dry with {pending} {stage} games unplayed")
-        for run_id, _ in runs.values():
+        for run_id, _, _ in runs.values():
             db.set_run_status(run_id, "done")
         return played
     return play
-
-
-def _per_opening(values: Sequence[float], combos: int) -> list[float]:
-    """Per-opening means of values laid out opening by opening, ``combos`` games each."""
-    return [sum(values[i * combos:(i + 1) * combos]) / combos for i in range(len(values) // combos)]
 
 
 def _wdl(records: Sequence[Any]) -> tuple[int, int, int]:
@@ -269,18 +267,17 @@ def _outcome(config: StudyFile, db: Database, url: str, play: Play | None, oppon
         return None, 0
     records, played = found
     values = {label: [game_value(r, config.objective) for r in rs] for label, rs in records.items()}
-    race = []
+    race, race_differences = [], {}
     for number, spec, in_study in finalists:
-        differences = [t - i for t, i in zip(values[f"trial-{number}"], values["incumbent"])]
-        race.append(RaceEntry(number, spec, in_study, paired_interval(_per_opening(differences, combos))))
+        race_differences[number] = per_opening([t - i for t, i in zip(values[f"trial-{number}"],
+                                                                       values["incumbent"])], combos)
+        race.append(RaceEntry(number, spec, in_study, paired_interval(race_differences[number])))
     leader = max(race, key=lambda entry: (entry.race.mean, -entry.trial))
     if leader.race.mean <= 0:
         return Outcome(**base, race=tuple(race), winner=None, winner_spec=None, confirmation=None,
                        verdict="no gain", reason="no finalist was ahead of the incumbent in the race"), played
     # the test's size, fixed before it plays: the race's spread of the winner's per-opening differences
-    leader_differences = _per_opening([t - i for t, i in zip(values[f"trial-{leader.trial}"],
-                                                                      values["incumbent"])], combos)
-    sd = _sd(leader_differences)
+    sd = spread(race_differences[leader.trial])
     confirmation = config.confirmation
     available = len(config.confirmation_openings)
     size = min(available, max(MIN_CONFIRMATION, sample_size(sd, confirmation.smallest_gain,
@@ -299,7 +296,7 @@ def _outcome(config: StudyFile, db: Database, url: str, play: Play | None, oppon
     tuned_values = [game_value(r, config.objective) for r in mine]
     incumbent_values = [game_value(r, config.objective) for r in theirs]
     n = len(confirm_combos)
-    differences = _per_opening([t - i for t, i in zip(tuned_values, incumbent_values)], n)
+    differences = per_opening([t - i for t, i in zip(tuned_values, incumbent_values)], n)
     by_opponent = []
     for opponent in confirm_opponents:
         positions = [k for k in range(len(mine)) if confirm_combos[k % n][1] == opponent]
@@ -316,8 +313,8 @@ def _outcome(config: StudyFile, db: Database, url: str, play: Play | None, oppon
     result = ConfirmationResult(
         openings=len(fresh), games=len(mine) + len(theirs), sd=sd, smallest_gain=confirmation.smallest_gain,
         detectable=detectable_gain(sd, len(fresh), power=confirmation.power),
-        incumbent=paired_interval(_per_opening(incumbent_values, n)),
-        tuned=paired_interval(_per_opening(tuned_values, n)), gain=pooled, by_opponent=tuple(by_opponent),
+        incumbent=paired_interval(per_opening(incumbent_values, n)),
+        tuned=paired_interval(per_opening(tuned_values, n)), gain=pooled, by_opponent=tuple(by_opponent),
         incumbent_wdl=incumbent_wdl, tuned_wdl=tuned_wdl)
     return Outcome(**base, race=tuple(race), winner=leader.trial, winner_spec=tuned_spec, confirmation=result,
                    verdict=verdict, reason=reason), played
@@ -335,13 +332,6 @@ def _reason(verdict: str, pooled: Interval, by_opponent: Sequence[OpponentGain],
     if behind:
         return f"ahead pooled, but behind by more than the tolerance {tolerance:g} against {', '.join(behind)}"
     return f"ahead, but {extra_losses} more losses than the incumbent"
-
-
-def _sd(values: Sequence[float]) -> float:
-    if len(values) < 2:
-        return 0.0
-    mean = sum(values) / len(values)
-    return (sum((v - mean) ** 2 for v in values) / (len(values) - 1)) ** 0.5
 
 
 def check_engines(config: StudyFile, db: Database, allow_engines: bool) -> tuple[str, ...]:
