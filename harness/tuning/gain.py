@@ -32,7 +32,7 @@ from scipy import stats
 from harness.errors import InvalidInput
 
 __all__ = ["Interval", "per_opening", "spread", "paired_interval", "is_confidently_worse", "sample_size",
-           "detectable_gain", "verdict_of", "VERDICT_RULES"]
+           "detectable_gain", "worth_confirming", "verdict_of", "VERDICT_RULES"]
 
 # what each of ``harness.verdicts.VERDICTS`` takes
 VERDICT_RULES = {
@@ -111,6 +111,18 @@ def detectable_gain(sd: float, n: int, *, power: float = 0.8, alpha: float = 0.0
     """The gain that ``n`` openings detect with ``power``: ``sample_size`` solved for the gain."""
     z = stats.norm.ppf(1 - alpha / 2) + stats.norm.ppf(power)
     return z * sd / math.sqrt(max(1, n))
+
+
+def worth_confirming(race: Interval) -> bool:
+    """Whether the race's leader goes on to the confirmation: unless its race interval lies below zero.
+
+    The race picks; the confirmation tests. Skipping the confirmation whenever
+    the leader's race mean is not positive would be a second, unplanned test
+    on a few dozen openings, and it cost the stated power: in the benchmark
+    every Ravenward small gain missed was a leader at or below zero in the race
+    (issue 43). Only a leader confidently behind saves the confirmation's games.
+    """
+    return not race.high < 0
 
 
 def verdict_of(pooled: Interval, by_opponent: Sequence[float], tolerance: float,

@@ -29,7 +29,7 @@ from harness.interrupts import stops_unwrapped
 from harness.match import MatchSpec, match_key
 from harness.tuning.events import OnEvent, StageProgress, ignore
 from harness.tuning.gain import (Interval, detectable_gain, paired_interval, per_opening, sample_size, spread,
-                                 verdict_of)
+                                 verdict_of, worth_confirming)
 from harness.tuning.objectives import game_value
 from harness.tuning.stored import database_url, load_stored_study, study_reference
 from harness.tuning.studyfile import StudyFile, turns_label
@@ -273,9 +273,10 @@ def _outcome(config: StudyFile, db: Database, url: str, play: Play | None, oppon
                                                                        values["incumbent"])], combos)
         race.append(RaceEntry(number, spec, in_study, paired_interval(race_differences[number])))
     leader = max(race, key=lambda entry: (entry.race.mean, -entry.trial))
-    if leader.race.mean <= 0:
+    if not worth_confirming(leader.race):
         return Outcome(**base, race=tuple(race), winner=None, winner_spec=None, confirmation=None,
-                       verdict="no gain", reason="no finalist was ahead of the incumbent in the race"), played
+                       verdict="no gain", reason="every finalist was behind the incumbent in the race (the "
+                                                 "leader's interval lies below zero)"), played
     # the test's size, fixed before it plays: the race's spread of the winner's per-opening differences
     sd = spread(race_differences[leader.trial])
     confirmation = config.confirmation

@@ -8,7 +8,7 @@ import random
 import pytest
 
 from harness.tuning.gain import (Interval, detectable_gain, is_confidently_worse, paired_interval, sample_size,
-                                 verdict_of)
+                                 verdict_of, worth_confirming)
 
 
 def test_a_paired_interval_is_the_t_interval_of_the_differences() -> None:
@@ -66,6 +66,16 @@ def test_the_sample_size_finds_the_smallest_gain_with_the_stated_power() -> None
 def test_the_verdict_needs_the_pooled_bound_above_zero_and_every_opponent_within_the_tolerance(
         pooled: Interval, by_opponent: list[float], extra_losses: int, verdict: str) -> None:
     assert verdict_of(pooled, by_opponent, tolerance=10, extra_losses=extra_losses) == verdict
+
+
+@pytest.mark.parametrize(("race", "confirmed"), [
+    (Interval(12, 2, 22, 48), True),
+    (Interval(-3, -17, 11, 48), True),  # behind, but not beyond doubt: the confirmation decides
+    (Interval(0, 0, 0, 48), True),
+    (Interval(-20, -34, -6, 48), False),  # confidently behind: its games are saved
+])
+def test_the_race_leader_is_confirmed_unless_confidently_behind(race: Interval, confirmed: bool) -> None:
+    assert worth_confirming(race) is confirmed
 
 
 def test_the_rules_name_exactly_the_verdicts_the_database_stores() -> None:
