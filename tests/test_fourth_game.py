@@ -87,3 +87,29 @@ def test_the_web_replay_of_a_game_without_a_drawer_shows_its_text_board(test_gam
     assert [frame["by"] for frame in frames] == ["", "player", "opponent"]
     assert frames[-1]["svg"].startswith("<svg") and ">O..</text>" in frames[-1]["svg"]
     assert ">.X.</text>" in frames[-1]["svg"]
+
+
+def test_a_wdl_study_confirms_with_wins_draws_and_losses_and_its_loss_rule(pool, tmp_path):
+    url = f"sqlite:///{tmp_path / 'wdl.db'}"
+    text = STUDY.replace('name = "tictactoe-tiny"', 'name = "tictactoe-wdl"').replace(
+        'opponent = "random"', 'opponent = "random"\nobjective = "wdl"')
+    config = parse_study_file(text)
+    outcome = tune(config, db_url=url, pool=pool).outcome
+    assert outcome is not None and outcome.objective == "wdl"
+    if outcome.confirmation is None:
+        assert outcome.verdict == "no gain"
+        return
+    c = outcome.confirmation
+    assert sum(c.tuned_wdl) == sum(c.incumbent_wdl) == c.games // 2
+    values = {"win": 1, "draw": 0, "loss": -1}
+    with open_database(url) as db:
+        runs = {label: db.run(f"tictactoe-wdl/confirmation/{label}") for label in ("incumbent",
+                                                                                   f"trial-{outcome.winner}")}
+        games = {label: {m.seed: m.outcome for m in db.matches(run_id=run.id)} for label, run in runs.items()}
+    tuned, incumbent = games[f"trial-{outcome.winner}"], games["incumbent"]
+    gain = sum(values[tuned[s]] - values[incumbent[s]] for s in tuned) / len(tuned)
+    assert c.gain.mean == pytest.approx(gain)  # win 1, draw 0, loss -1, paired by opening
+    extra = [(tuned[s] == "loss") - (incumbent[s] == "loss") for s in tuned]
+    from harness.tuning.gain import paired_interval, verdict_of
+    assert outcome.verdict == verdict_of(c.gain, [part.gain.mean for part in c.by_opponent],
+                                         config.confirmation.tolerance, paired_interval(extra))

@@ -36,9 +36,10 @@ __all__ = ["Interval", "per_opening", "spread", "paired_interval", "is_confident
 
 # what each of ``harness.verdicts.VERDICTS`` takes
 VERDICT_RULES = {
-    "better": "the pooled 95% interval of the gain lies above 0, and no opponent's estimate is below the "
-              "tolerance",
-    "no gain": "the pooled 95% interval of the gain includes 0, or an opponent's estimate is below the tolerance",
+    "better": "the pooled 95% interval of the gain lies above 0, no opponent's estimate is below the "
+              "tolerance, and (objective wdl) the paired 95% interval of extra losses does not lie above 0",
+    "no gain": "the pooled 95% interval of the gain includes 0, an opponent's estimate is below the tolerance, "
+               "or (wdl) the tuned player loses confidently more often",
     "worse": "the pooled 95% interval of the gain lies below 0",
 }
 
@@ -126,19 +127,21 @@ def worth_confirming(race: Interval) -> bool:
 
 
 def verdict_of(pooled: Interval, by_opponent: Sequence[float], tolerance: float,
-               extra_losses: int = 0) -> str:
+               extra_losses: Interval | None = None) -> str:
     """better, no gain or worse (``VERDICT_RULES``).
 
     Args:
         pooled: the gain over every confirmation opening.
         by_opponent: each opponent's mean gain.
         tolerance: how far below zero one opponent's gain may be in a better verdict.
-        extra_losses: games the tuned player lost beyond the incumbent's losses (objective ``wdl``:
-            no gain in wins may cost extra losses).
+        extra_losses: objective ``wdl``: the tuned player's losses minus the incumbent's, paired per
+            opening; a better verdict needs it not confidently above zero (no gain in wins may cost
+            extra losses). Counting raw losses instead (any one extra loss refuses) is a coin flip
+            when the two lose equally often: it refused a true gain about half the time.
     """
     if pooled.high < 0:
         return "worse"
-    if pooled.low > 0 and all(gain >= -tolerance for gain in by_opponent) and extra_losses <= 0:
+    loses_more = extra_losses is not None and extra_losses.low > 0
+    if pooled.low > 0 and all(gain >= -tolerance for gain in by_opponent) and not loses_more:
         return "better"
     return "no gain"
-

@@ -20,7 +20,8 @@ def game_value(result: MatchResult, objective: str) -> float:
     ``wdl`` counts a win 1, a draw 0 and a loss -1: where a player seldom
     loses, its wins are its margin, and a loss costs as much as a win gains
     (scoring a draw 1 and a win 1.1 let a few rare losses decide every study);
-    the confirmation's verdict also refuses any extra loss (``gain.verdict_of``).
+    the confirmation's verdict also refuses a tuned player that loses confidently more often
+    (``gain.verdict_of``).
     """
     if objective == "rank1_rate":
         return 0.0 if result.outcome == "loss" else 1.0

@@ -308,7 +308,10 @@ def _outcome(config: StudyFile, db: Database, url: str, play: Play | None, oppon
                                         _wdl([theirs[k] for k in positions]), _wdl([mine[k] for k in positions])))
     pooled = paired_interval(differences)
     incumbent_wdl, tuned_wdl = _wdl(theirs), _wdl(mine)
-    extra_losses = tuned_wdl[2] - incumbent_wdl[2] if config.objective == "wdl" else 0
+    extra_losses = None
+    if config.objective == "wdl":
+        extra_losses = paired_interval(per_opening([(t.outcome == "loss") - (i.outcome == "loss")
+                                                    for t, i in zip(mine, theirs)], n))
     verdict = verdict_of(pooled, [part.gain.mean for part in by_opponent], confirmation.tolerance, extra_losses)
     reason = _reason(verdict, pooled, by_opponent, confirmation.tolerance, extra_losses)
     result = ConfirmationResult(
@@ -322,7 +325,7 @@ def _outcome(config: StudyFile, db: Database, url: str, play: Play | None, oppon
 
 
 def _reason(verdict: str, pooled: Interval, by_opponent: Sequence[OpponentGain], tolerance: float,
-            extra_losses: int) -> str:
+            extra_losses: Interval | None) -> str:
     if verdict == "worse":
         return "the pooled interval lies below zero"
     if verdict == "better":
@@ -332,7 +335,9 @@ def _reason(verdict: str, pooled: Interval, by_opponent: Sequence[OpponentGain],
     behind = [part.opponent for part in by_opponent if part.gain.mean < -tolerance]
     if behind:
         return f"ahead pooled, but behind by more than the tolerance {tolerance:g} against {', '.join(behind)}"
-    return f"ahead, but {extra_losses} more losses than the incumbent"
+    assert extra_losses is not None
+    return (f"ahead, but it loses more often than the incumbent: {_text(extra_losses)} extra losses a game, "
+            "paired by opening")
 
 
 def check_engines(config: StudyFile, db: Database, allow_engines: bool) -> tuple[str, ...]:

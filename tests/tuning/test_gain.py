@@ -56,15 +56,17 @@ def test_the_sample_size_finds_the_smallest_gain_with_the_stated_power() -> None
 
 
 @pytest.mark.parametrize(("pooled", "by_opponent", "extra_losses", "verdict"), [
-    (Interval(5, 1, 9, 100), [4, 6], 0, "better"),
-    (Interval(5, 1, 9, 100), [25, -15], 0, "no gain"),  # one opponent further behind than the tolerance 10
-    (Interval(5, 1, 9, 100), [25, -9], 0, "better"),  # within it
-    (Interval(5, -1, 11, 100), [5, 5], 0, "no gain"),
-    (Interval(-5, -9, -1, 100), [-5, -5], 0, "worse"),
-    (Interval(0.1, 0.02, 0.18, 100), [0.1], 1, "no gain"),  # wdl: more wins may not cost a loss
+    (Interval(5, 1, 9, 100), [4, 6], None, "better"),
+    (Interval(5, 1, 9, 100), [25, -15], None, "no gain"),  # one opponent further behind than the tolerance 10
+    (Interval(5, 1, 9, 100), [25, -9], None, "better"),  # within it
+    (Interval(5, -1, 11, 100), [5, 5], None, "no gain"),
+    (Interval(-5, -9, -1, 100), [-5, -5], None, "worse"),
+    (Interval(0.1, 0.02, 0.18, 100), [0.1], Interval(0.03, 0.01, 0.05, 100), "no gain"),  # wdl: confidently more losses
+    (Interval(0.1, 0.02, 0.18, 100), [0.1], Interval(0.01, -0.01, 0.03, 100), "better"),  # one more loss is noise
+    (Interval(0.1, 0.02, 0.18, 100), [0.1], None, "better"),
 ])
 def test_the_verdict_needs_the_pooled_bound_above_zero_and_every_opponent_within_the_tolerance(
-        pooled: Interval, by_opponent: list[float], extra_losses: int, verdict: str) -> None:
+        pooled: Interval, by_opponent: list[float], extra_losses: Interval | None, verdict: str) -> None:
     assert verdict_of(pooled, by_opponent, tolerance=10, extra_losses=extra_losses) == verdict
 
 
