@@ -11,11 +11,13 @@ an error with exit code 1 only with ``harness --debug`` or ``HARNESS_DEBUG=1``.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import re
 import sys
 import traceback
+from collections.abc import Callable, Iterator
 from typing import Any, NoReturn
 
 import click
@@ -298,6 +300,54 @@ def db_restore(file: str, db_url: str | None) -> None:
                f"{copy.database_bytes:,} bytes")
 
 
+@db_group.command("import")
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("--run-name", default=None, metavar="NAME",
+              help="Put every file's matches in one run of this name [default: a run per file, named after it].")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar on stderr.")
+@db_option
+def db_import(files: tuple[str, ...], run_name: str | None, quiet: bool, db_url: str | None) -> None:
+    """Load files of match lines (harness export, plain or gzipped) into the database, a run per file.
+
+    A line may also be a MatchResult (harness play --json; the --results
+    files of the retired scripts/eval_players.py). Every line's key is made
+    again from its content and must match; a match the database holds
+    already is not stored twice (the run holds it), and one recorded with
+    another result stops the import; a file imported before is a no-op. A
+    file is written whole or not at all.
+
+    \b
+    Examples:
+      harness export --run 3 --db sqlite:///a.db > run3.jsonl
+      harness db import run3.jsonl --db sqlite:///b.db
+      harness db import old/*.jsonl --run-name ladder-2026
+    """
+    from harness.db.importing import import_files
+    from harness.dbsource import DatabaseSource
+    with DatabaseSource(db_url) as source, file_progress(quiet) as progress:  # opened once the files pass
+        imported = import_files(source.writable, files, run_name=run_name, progress=progress)
+    for item in imported:
+        click.echo(item.describe())
+
+
+@contextlib.contextmanager
+def file_progress(quiet: bool) -> Iterator[Callable[[Any, int, int], None] | None]:
+    """A progress bar on stderr over the bytes of each file read (None with ``quiet``)."""
+    if quiet:
+        yield None
+        return
+    from rich.progress import BarColumn, DownloadColumn, TextColumn, TimeRemainingColumn
+    from harness.console import LoggedProgress
+    bars: dict[Any, Any] = {}
+    with LoggedProgress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TimeRemainingColumn(),
+                        console=output_console(stderr=True), transient=True) as progress:
+        def show(path: Any, done: int, total: int) -> None:
+            if path not in bars:
+                bars[path] = progress.add_task(f"reading {path}", total=total)
+            progress.update(bars[path], completed=done)
+        yield show
+
+
 @cli.command()
 @click.argument("game")
 @click.option("--opponent", default=None, metavar="SPEC", help="Only matches against this opponent.")
@@ -460,7 +510,7 @@ def export(game: str | None, run: str | None, db_url: str | None) -> None:
 
 
 @cli.command()
-@click.option("--kind", type=click.Choice(["tournament", "play", "study", "live"]), default=None,
+@click.option("--kind", type=click.Choice(["tournament", "play", "study", "live", "import"]), default=None,
               help="Only runs of this kind.")
 @click.option("--game", default=None, metavar="GAME", help="Only runs of this game (a name: every configuration).")
 @json_option("one JSON document (format in docs/db.md)")

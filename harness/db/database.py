@@ -550,6 +550,49 @@ class Database:
         self._player_ids.update({spec_hash(spec): player_id for spec, player_id in ids.items()})
         return gained
 
+    def import_run(self, name: str | None, game: str, config: dict[str, Any],
+                   results: list[MatchResult]) -> tuple[int, int, int]:
+        """A new run of kind ``import`` holding ``results``, written in one transaction with it (all or none).
+
+        Each key is stored once: a key the database holds already is not
+        stored again (the run holds the recorded match), after checking that
+        the recorded match tells the same game (outcome, score, actions).
+
+        Returns:
+            The run's id, how many matches were stored new, how many were already recorded (now held).
+
+        Raises:
+            InvalidInput: a key already recorded with another result (a stale file or database); nothing
+                was written.
+            DatabaseError: the write failed; nothing was written.
+        """
+        keys = sorted({result.key for result in results})
+        by_key = {result.key: result for result in results}
+        ids: dict[str, int] = {}
+        with self.session(write=True) as session:
+            recorded = 0
+            for start in range(0, len(keys), 500):
+                chunk = keys[start:start + 500]
+                for key, outcome, score, actions in session.execute(
+                        select(MatchRow.key, MatchRow.outcome, MatchRow.score, MatchRow.actions)
+                        .where(MatchRow.key.in_(chunk))):
+                    new = by_key[key]
+                    if (outcome, float(score), actions) != (new.outcome, float(new.score), new.actions):
+                        raise InvalidInput(f"match {key} ({new.game}, {new.player} vs {new.opponent}, seed "
+                                           f"{new.seed}) is recorded with another result ({outcome}, score "
+                                           f"{score:g}) than the file's ({new.outcome}, score {new.score:g}); "
+                                           "one of them is stale: replay it (harness ladder RUN --verify)")
+                    recorded += 1
+            row = RunRow(name=name, kind="import", game=game, config=dict(config), status="done", started=now(),
+                         ended=now(), host=socket.gethostname(), version=__version__, study=None, trial=None)
+            session.add(row)
+            session.flush()
+            run_id = row.id
+            if results:
+                _, ids = self._insert_matches(session, run_id, list(by_key.values()))
+        self._player_ids.update({spec_hash(spec): player_id for spec, player_id in ids.items()})
+        return run_id, len(keys) - recorded, recorded
+
     def hold(self, run_id: int, keys: list[str]) -> set[str]:
         """Let a run hold the matches already recorded under ``keys`` (by any run), without a copy.
 
