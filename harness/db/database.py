@@ -604,8 +604,11 @@ class Database:
         """
         if not keys:
             return set()
+        wanted = sorted(set(keys))
         with self.session(write=True) as session:
-            found = session.execute(select(MatchRow.id, MatchRow.key).where(MatchRow.key.in_(sorted(set(keys))))).all()
+            found = [row for start in range(0, len(wanted), 500)  # a bounded number of SQL variables a query
+                     for row in session.execute(select(MatchRow.id, MatchRow.key)
+                                                .where(MatchRow.key.in_(wanted[start:start + 500]))).all()]
             if found:
                 session.connection().execute(
                     self._insert(RunMatchRow.__table__).on_conflict_do_nothing(index_elements=["run_id", "match_id"]),
@@ -967,19 +970,23 @@ def _utc(moment: datetime | None) -> datetime | None:
 def planned_matches(run: RunRecord) -> int | None:
     """How many matches a run's plan holds, from its config (None when it does not say).
 
-    A tournament plays ``games`` per gauntlet player or per round-robin pair;
-    ``play --record`` and live sessions store their ``games``; a tuning
+    A tournament plays ``games`` per gauntlet player (and rung of a ladder) or per round-robin pair;
+    an import holds its file's lines; ``play --record`` and live sessions store their ``games``; a tuning
     trial's budget lives in its study, not its run.
     """
     config = run.config if isinstance(run.config, dict) else {}
     try:
         if run.kind == "tournament":
             players, games = len(config["players"]), int(config["games"])
+            if config.get("ladder"):
+                return games * players * len(config["ladder"])
             if config.get("opponent") is not None:
                 return games * players
             return games * players * (players - 1) // 2
         if run.kind in ("play", "live"):
             return int(config["games"])
+        if run.kind == "import":
+            return int(config["lines"])
     except (KeyError, TypeError, ValueError):
         return None
     return None
