@@ -1094,12 +1094,8 @@ def ladder(runs: tuple[str, ...], rungs: tuple[str, ...], baseline: tuple[str, .
 def print_strength(report: Any, markdown: bool = False) -> None:
     """A ``harness.strength.StrengthReport`` as tables: the rows, the standings, the rows beside the ladder,
     the paired comparison (two decimals for scores within 0..1, as Chinese chess's, else one)."""
-    from harness.games import load as load_game
+    from harness.strength import score_digits as digits
     standings = report.standings
-
-    def digits(game: str) -> int:
-        low, high = load_game(game).score_bounds()
-        return 2 if high - low <= 1.5 else 1
 
     def game_name(standing: Any) -> str:
         return standing.game + (" (rescored)" if standing.rescored else "")

@@ -48,8 +48,8 @@ if TYPE_CHECKING:
     from harness.db import Database
 
 __all__ = ["LadderStanding", "PairedRow", "RowSummary", "RungResult", "StrengthReport", "Verification",
-           "is_rescored", "ladder_report", "paired_rows", "rescore", "standings", "strength_report", "summarise",
-           "verify"]
+           "is_rescored", "ladder_report", "paired_rows", "rescore", "score_digits", "standings", "strength_report",
+           "summarise", "verify"]
 
 REPORT_FORMAT = "harness.strength/1"
 REPLAYED_FROM = "replayed_from"
@@ -169,11 +169,12 @@ class LadderStanding:
         return all(r.rescored for r in self.rungs)
 
     def describe(self) -> str:
-        """One line: the mean over the rungs and the worst rung."""
+        """One line: the mean over the rungs and the worst rung (two decimals for a score within 0..1)."""
         worst = self.worst
         where = f"{self.game}, " if self.game else ""
-        return (f"{where}{self.player}: mean {self.mean:.1f} over {len(self.rungs)} rungs; worst rung {worst.rung}: "
-                f"mean {worst.mean:.1f}, W/D/L {worst.wins}/{worst.draws}/{worst.losses}; "
+        digits = score_digits(self.game) if self.game else 1
+        return (f"{where}{self.player}: mean {self.mean:.{digits}f} over {len(self.rungs)} rungs; worst rung "
+                f"{worst.rung}: mean {worst.mean:.{digits}f}, W/D/L {worst.wins}/{worst.draws}/{worst.losses}; "
                 f"fewest wins {self.fewest_wins}" + (" (rescored games)" if self.rescored else ""))
 
     def to_dict(self) -> dict[str, Any]:
@@ -181,6 +182,13 @@ class LadderStanding:
                 "worst_rung": self.worst.rung, "mean_over_rungs": self.mean, "fewest_wins": self.fewest_wins,
                 "fewest_wins_rung": self.fewest_wins_rung, "losses": self.losses, "rescored": self.rescored,
                 "beside": [r.to_dict() for r in self.beside]}
+
+
+def score_digits(game: str) -> int:
+    """Decimals a score of ``game`` is shown with: two when its bounds are at most 1.5 apart (Chinese chess's
+    rank 1 or not, where one decimal would round a game in twenty away), else one."""
+    low, high = load_game(game).score_bounds()
+    return 2 if high - low <= 1.5 else 1
 
 
 def is_rescored(result: MatchResult) -> bool:
