@@ -1135,13 +1135,13 @@ def print_strength(report: Any, markdown: bool = False) -> None:
     if beside:
         print_table("beside the ladder (not in the totals)", columns, beside, markdown=markdown)
     if report.paired:
-        # one player and one baseline (the usual case): named in the header, as the docs' tables have them
+        # one player and one baseline (the usual case): their runs named in the header, the specs in the summary
         named = len({(p.player, p.baseline) for p in report.paired}) == 1
         rows = []
         for paired in report.paired:
             d = digits(paired.game)
             mean, low, high = paired.difference
-            against = (f"all rungs, each distinct game once"
+            against = (f"all rows, each distinct game once"
                        + (f" ({paired.left_out} rescored pairs not pooled)" if paired.left_out else "")
                        if paired.pooled else paired.opponent)
             rows.append([paired.game + (" (rescored)" if paired.rescored else "")]
@@ -1150,8 +1150,7 @@ def print_strength(report: Any, markdown: bool = False) -> None:
                            f"{paired.base.wins}/{paired.base.draws}/{paired.base.losses}, {paired.base.mean:.{d}f}",
                            f"{paired.this.wins}/{paired.this.draws}/{paired.this.losses}, {paired.this.mean:.{d}f}",
                            f"{mean:+.{d}f} [{low:.{d}f}, {high:.{d}f}]"])
-        first = report.paired[0]
-        sides = ([f"{first.baseline} W/D/L, mean", f"{first.player} W/D/L, mean"] if named
+        sides = ([f"{report.baseline_label} W/D/L, mean", f"{report.label} W/D/L, mean"] if named
                  else ["baseline W/D/L, mean", "player W/D/L, mean"])
         print_table("paired by seed with the baseline",
                     ["game"] + ([] if named else ["player", "baseline"]) + ["against", "pairs"] + sides

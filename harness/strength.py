@@ -455,10 +455,13 @@ class StrengthReport:
     baseline_runs: tuple[int, ...] = ()
     verification: Verification | None = None
     rescored_games: tuple[str, ...] = field(default=())
+    label: str = ""            # the runs by name (``run 12`` for one without), joined by " + "
+    baseline_label: str = ""   # the baseline runs the same way
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON data: the document of ``harness ladder --json`` (docs/players.md)."""
         return {"format": REPORT_FORMAT, "runs": list(self.runs), "baseline_runs": list(self.baseline_runs),
+                "label": self.label, "baseline_label": self.baseline_label,
                 "standings": [s.to_dict() for s in self.standings],
                 "paired": [row.to_dict() for row in self.paired],
                 "verification": None if self.verification is None else self.verification.to_dict()}
@@ -520,7 +523,17 @@ def strength_report(database: Database, runs: Sequence[int | str], *, baseline: 
     paired: tuple[PairedRow, ...] = ()
     if base_ids:
         paired = paired_rows(matches, rescored_results(_results(database, base_ids, chosen), games))
-    return StrengthReport(run_ids, report_standings, paired, base_ids, verification, games)
+    return StrengthReport(run_ids, report_standings, paired, base_ids, verification, games,
+                          _label(database, run_ids), _label(database, base_ids))
+
+
+def _label(database: Database, run_ids: Sequence[int]) -> str:
+    """Runs as a reader knows them: by name, else ``run ID``, joined by " + "."""
+    names = []
+    for run_id in run_ids:
+        record = database.run(run_id)
+        names.append(record.name if record is not None and record.name else f"run {run_id}")
+    return " + ".join(names)
 
 
 def _results(database: Database, run_ids: Sequence[int], rungs: frozenset[str] = frozenset()) -> list[MatchResult]:

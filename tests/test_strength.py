@@ -119,7 +119,7 @@ def test_cli_ladder_prints_markdown_tables_and_fails_on_bad_input(db, capsys):
     assert code == 0 and err == ""
     assert "| game | rung | mean score [95% CI] | W/D/L | ms/move | opponent ms/move |" in out
     assert "| totality:level=easy (rescored) | gbot:level=easy |" in out
-    assert "all rungs, each distinct game once (6 rescored pairs not pooled) | 6 |" in out
+    assert "all rows, each distinct game once (6 rescored pairs not pooled) | 6 |" in out
     assert "| random |" in out  # the non-rung row, in a table beside the ladder
     for args, says in ((["missing"], "no run 'missing'"), (["candidate", "--rescore", "chess"], "unknown game"),
                        (["candidate", "--rung", "nonsense:x=1"], "nonsense")):

@@ -358,8 +358,8 @@ def test_cli_ladder_tournament_reports_paired_with_a_baseline_run_rescored_and_v
     out, err = capsys.readouterr()
     assert code == 0, err
     assert "| totality:level=easy (rescored) | gbot:level=easy |" in out
-    assert "| game | against | pairs | greedy W/D/L, mean | alphabeta:depth=1 W/D/L, mean |" in out
-    assert "all rungs, each distinct game once (4 rescored pairs not pooled) | 4 |" in out
+    assert "| game | against | pairs | before W/D/L, mean | run 2 W/D/L, mean |" in out
+    assert "all rows, each distinct game once (4 rescored pairs not pooled) | 4 |" in out
     assert "2 stored matches replayed identically" in out
     assert main(["tournament", "--resume", "before", "--verify", "1", "--workers", "1", "--json", "--quiet",
                  "--db", db]) == 0
