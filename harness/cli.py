@@ -11,18 +11,20 @@ an error with exit code 1 only with ``harness --debug`` or ``HARNESS_DEBUG=1``.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import re
 import sys
 import traceback
+from collections.abc import Callable, Iterator
 from typing import Any, NoReturn
 
 import click
 
 from harness import __version__
-from harness.cli_options import (address_option, allow_engines_option, db_option, json_option, stored_integer,
-                                 workers_option)
+from harness.cli_options import (address_option, allow_engines_option, db_option, json_option,
+                                 ladder_report_options, stored_integer, workers_option)
 from harness.console import notes_shown_by, output_console
 from harness.errors import HarnessError, InvalidInput
 from harness.interrupts import is_stop, stop_on_signals
@@ -298,6 +300,54 @@ def db_restore(file: str, db_url: str | None) -> None:
                f"{copy.database_bytes:,} bytes")
 
 
+@db_group.command("import")
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("--run-name", default=None, metavar="NAME",
+              help="Put every file's matches in one run of this name [default: a run per file, named after it].")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar on stderr.")
+@db_option
+def db_import(files: tuple[str, ...], run_name: str | None, quiet: bool, db_url: str | None) -> None:
+    """Load files of match lines (harness export, plain or gzipped) into the database, a run per file.
+
+    A line may also be a MatchResult (harness play --json; the --results
+    files of the retired scripts/eval_players.py). Every line's key is made
+    again from its content and must match; a match the database holds
+    already is not stored twice (the run holds it), and one recorded with
+    another result stops the import; a file imported before is a no-op. A
+    file is written whole or not at all.
+
+    \b
+    Examples:
+      harness export --run 3 --db sqlite:///a.db > run3.jsonl
+      harness db import run3.jsonl --db sqlite:///b.db
+      harness db import old/*.jsonl --run-name ladder-2026
+    """
+    from harness.db.importing import import_files
+    from harness.dbsource import DatabaseSource
+    with DatabaseSource(db_url) as source, file_progress(quiet) as progress:  # opened once the files pass
+        imported = import_files(source.writable, files, run_name=run_name, progress=progress)
+    for item in imported:
+        click.echo(item.describe())
+
+
+@contextlib.contextmanager
+def file_progress(quiet: bool) -> Iterator[Callable[[Any, int, int], None] | None]:
+    """A progress bar on stderr over the bytes of each file read (None with ``quiet``)."""
+    if quiet:
+        yield None
+        return
+    from rich.progress import BarColumn, DownloadColumn, TextColumn, TimeRemainingColumn
+    from harness.console import LoggedProgress
+    bars: dict[Any, Any] = {}
+    with LoggedProgress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TimeRemainingColumn(),
+                        console=output_console(stderr=True), transient=True) as progress:
+        def show(path: Any, done: int, total: int) -> None:
+            if path not in bars:
+                bars[path] = progress.add_task(f"reading {path}", total=total)
+            progress.update(bars[path], completed=done)
+        yield show
+
+
 @cli.command()
 @click.argument("game")
 @click.option("--opponent", default=None, metavar="SPEC", help="Only matches against this opponent.")
@@ -460,7 +510,7 @@ def export(game: str | None, run: str | None, db_url: str | None) -> None:
 
 
 @cli.command()
-@click.option("--kind", type=click.Choice(["tournament", "play", "study", "live"]), default=None,
+@click.option("--kind", type=click.Choice(["tournament", "play", "study", "live", "import"]), default=None,
               help="Only runs of this kind.")
 @click.option("--game", default=None, metavar="GAME", help="Only runs of this game (a name: every configuration).")
 @json_option("one JSON document (format in docs/db.md)")
@@ -591,11 +641,18 @@ def serve(host: str, port: int, db_url: str | None) -> None:
 TEXT_COLUMNS = ("name", "kind", "game", "status", "started", "study", "search", "command")
 
 
-def print_table(title: str, columns: list[str], rows: list[list[Any]]) -> None:
-    """A rich table on stdout; numbers right-aligned; piped, at its natural width (never folded)."""
+def print_table(title: str, columns: list[str], rows: list[list[Any]], markdown: bool = False) -> None:
+    """A rich table on stdout; numbers right-aligned; piped, at its natural width (never folded).
+
+    ``markdown`` prints the rows as a Markdown table instead (no title), one line a row, for the docs.
+    """
     from rich.table import Table
-    table = Table(title=title)
     cells = [[str(cell) for cell in row] for row in rows]
+    if markdown:
+        click.echo("\n".join(["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+                             + ["| " + " | ".join(row) + " |" for row in cells]) + "\n")
+        return
+    table = Table(title=title)
     for index, column in enumerate(columns):
         if column in ("player", "rung"):  # long specs fold inside their column; numbers are never cut
             table.add_column(column, justify="left", overflow="fold")
@@ -899,6 +956,8 @@ def emulate(host: str, port: int, opponent: str, beat_ms: int, key_file: str, ma
 @click.option("--round-robin", is_flag=True, help="Every pair of players, both seats, the same seeds.")
 @click.option("--ladder", is_flag=True,
               help="Gauntlet against every rung of the game's ladder of G-Bot stand-ins (harness games).")
+@click.option("--rung", "rungs", multiple=True, metavar="SPEC",
+              help="With --ladder: only this rung (repeat for several), e.g. a candidate on the hardest first.")
 @click.option("--games", type=int, default=None, metavar="N",
               help="Games per player (gauntlet), per player and rung (ladder) or per pair (round-robin, "
                    "even); the cap with --sprt.")
@@ -910,6 +969,7 @@ def emulate(host: str, port: int, opponent: str, beat_ms: int, key_file: str, ma
               help="Play each seed's opening of this suite (harness openings GAME) instead of random plies.")
 @click.option("--sprt", default=None, metavar="ELO0,ELO1[,ALPHA,BETA]",
               help="Two-player comparison: stop when the pentanomial SPRT (logistic Elo) decides.")
+@ladder_report_options
 @workers_option
 @address_option
 @click.option("--run-name", default=None, metavar="NAME", help="A name for the run (usable with --resume).")
@@ -919,19 +979,23 @@ def emulate(host: str, port: int, opponent: str, beat_ms: int, key_file: str, ma
 @db_option
 @allow_engines_option
 def tournament(game: str | None, players: tuple[str, ...], opponent: str | None,
-               round_robin: bool, ladder: bool, games: int | None, seed_start: int, opening_plies: int,
-               openings: str, sprt: str | None,
+               round_robin: bool, ladder: bool, rungs: tuple[str, ...], games: int | None, seed_start: int,
+               opening_plies: int, openings: str, sprt: str | None, baseline: tuple[str, ...],
+               rescore: tuple[str, ...], verify: int, markdown: bool,
                workers: int | None, address: str | None, run_name: str | None, resume: str | None,
                as_json: bool, quiet: bool, db_url: str | None, allow_engines: bool) -> int:
     """Play a gauntlet or a round-robin on Ray, record every match, print the run's leaderboard.
 
     A round-robin also prints the players' Bradley-Terry Elo over the run; a
-    ladder gauntlet a table per player of every rung, its worst rung and the
-    mean over the rungs.
+    ladder gauntlet the strength report of harness ladder: per player every
+    rung, its worst rung beside the mean over the rungs, and with --baseline
+    RUN the paired difference per rung and pooled.
 
-    Ctrl-C stops cleanly; --resume RUN finishes the run without replaying a
-    recorded match. With --sprt, two players are compared in seat-swapped
-    pairs until the test accepts H0 or H1.
+    A match the database holds already (recorded by any run, or imported)
+    is reused, not played again: the same command twice plays only what is
+    missing. Ctrl-C stops cleanly; --resume RUN finishes the run without
+    replaying a recorded match. With --sprt, two players are compared in
+    seat-swapped pairs until the test accepts H0 or H1.
 
     \b
     Examples:
@@ -939,6 +1003,8 @@ def tournament(game: str | None, players: tuple[str, ...], opponent: str | None,
       harness tournament ravenward --player greedy --player random --round-robin --games 20 --workers 2
       harness tournament ravenward --player alphabeta:depth=3 --opponent greedy --games 400 --sprt 0,50
       harness tournament ravenward --player strong --ladder --games 20
+      harness tournament totality --player strong --ladder --games 100 --opening-plies 2 --rescore totality:easy
+      harness tournament xiangqi --player CANDIDATE --ladder --rung gbot:depth=6,eval=active --games 100 --opening-plies 2 --baseline xiangqi-strong
       harness tournament totality --player strong --ladder --games 20 --openings totality-8ply
       harness tournament --resume 12
       harness tournament totality --player greedy --opponent gbot --games 1000 --address auto
@@ -952,28 +1018,143 @@ def tournament(game: str | None, players: tuple[str, ...], opponent: str | None,
     from harness.dbsource import DatabaseSource
     from harness.tournament import run_tournament
     with DatabaseSource(db_url) as source:  # opened once: the run, then its leaderboard
-        report = run_tournament(game, players, opponent, round_robin=round_robin, ladder=ladder, games=games,
-                                seed_start=seed_start, opening_plies=opening_plies, openings=openings, sprt=sprt,
-                                workers=workers, address=address, run_name=run_name, resume=resume,
-                                allow_engines=allow_engines,
+        report = run_tournament(game, players, opponent, round_robin=round_robin, ladder=ladder, rungs=rungs,
+                                games=games, seed_start=seed_start, opening_plies=opening_plies, openings=openings,
+                                sprt=sprt, workers=workers, address=address, run_name=run_name, resume=resume,
+                                allow_engines=allow_engines, baseline=baseline, rescore=rescore, verify=verify,
                                 console=None if quiet else output_console(stderr=True), database=source)
+        failed = report.strength is not None and report.strength.verification is not None \
+            and not report.strength.verification.ok
+        code = 130 if report.interrupted else 1 if failed else 0
         if as_json:
             click.echo(json.dumps(report.to_dict()))
-            return 130 if report.interrupted else 0
+            return code
         database, run = source.writable(), str(report.run_id)
-        print_leaderboard(leaderboard_document(database, report.config.game, run=run, by="mean"), "mean")
+        if report.strength is None:
+            print_leaderboard(leaderboard_document(database, report.config.game, run=run, by="mean"), "mean")
         if report.config.mode == "round-robin" and report.recorded:  # both seats: Elo says more
             print_ratings(ratings_document(database, report.config.game, run=run))
-    for standing in report.ladder:
-        worst = standing.worst.rung
-        print_table(f"{standing.player} against the ladder", ["rung", "games", "W", "D", "L", "mean", "worst"],
-                    [[rung.rung, rung.games, rung.wins, rung.draws, rung.losses, f"{rung.mean:.1f}",
-                      "<- worst" if rung.rung == worst else ""] for rung in standing.rungs]
-                    + [["mean over the rungs", sum(r.games for r in standing.rungs), "", "", "",
-                        f"{standing.mean:.1f}", ""]])
+    if report.strength is not None:
+        print_strength(report.strength, markdown=markdown)
     for line in report.summary():
         click.echo(line)
-    return 130 if report.interrupted else 0
+    if failed:
+        click.echo(f"harness: error: {report.strength.verification.describe()}", err=True)
+    return code
+
+
+@cli.command()
+@click.argument("runs", nargs=-1, required=True)
+@click.option("--rung", "rungs", multiple=True, metavar="SPEC",
+              help="Only the matches against this rung (repeat for several), e.g. the ones a candidate played.")
+@ladder_report_options
+@workers_option
+@address_option
+@json_option("one JSON document (format in docs/players.md)")
+@db_option
+def ladder(runs: tuple[str, ...], rungs: tuple[str, ...], baseline: tuple[str, ...], rescore: tuple[str, ...],
+           verify: int, markdown: bool, workers: int | None, address: str | None, as_json: bool,
+           db_url: str | None) -> int:
+    """Report stored runs against the ladder: every rung, the worst rung beside the mean, paired with a baseline.
+
+    RUNS are run ids or names (harness runs): ladder tournaments, or
+    imported files (harness db import); their matches are read together, so
+    a measurement of both Chinese chess seats, or of a run and its
+    continuation, is one report. Opponents that are not rungs of the game's
+    ladder (Fairy-Stockfish) are rows beside it, outside the totals. With
+    --baseline RUN each row is paired seed by seed with the baseline's games;
+    the pooled row counts each distinct game once (Totality's easy games are
+    its wise games rescored, not more samples). Exit code 1 when --verify
+    finds a stored match that replays differently.
+
+    \b
+    Examples:
+      harness ladder ravenward-strong --markdown
+      harness ladder xiangqi-strong --baseline xiangqi-strong-before-behind
+      harness ladder totality-strong --verify 4 --workers 2
+      harness ladder 14 15 --json
+    """
+    import json
+
+    from harness.strength import ladder_report
+    report = ladder_report(runs, baseline=baseline, rescore_as=rescore, rungs=rungs, verify_count=verify,
+                           workers=workers, address=address, db_url=db_url)
+    failed = report.verification is not None and not report.verification.ok
+    if as_json:
+        click.echo(json.dumps(report.to_dict()))
+        return 1 if failed else 0
+    print_strength(report, markdown=markdown)
+    for line in report.summary(standings=False):
+        click.echo(line)
+    if failed:
+        click.echo(f"harness: error: {report.verification.describe()}", err=True)
+    return 1 if failed else 0
+
+
+def print_strength(report: Any, markdown: bool = False) -> None:
+    """A ``harness.strength.StrengthReport`` as tables: the rows, the standings, the rows beside the ladder,
+    the paired comparison (two decimals for scores within 0..1, as Chinese chess's, else one)."""
+    from harness.strength import score_digits as digits
+    standings = report.standings
+
+    def game_name(standing: Any) -> str:
+        return standing.game + (" (rescored)" if standing.rescored else "")
+
+    several = len({standing.player for standing in standings}) > 1  # else the summary names the one player
+
+    def who(standing: Any) -> list[str]:
+        return [standing.player] if several else []
+
+    def row(standing: Any, rung: Any) -> list[Any]:
+        d = digits(standing.game)
+        return [game_name(standing)] + who(standing) + [
+            rung.rung, f"{rung.mean:.{d}f} [{rung.low:.{d}f}, {rung.high:.{d}f}]",
+            f"{rung.wins}/{rung.draws}/{rung.losses}", f"{1000 * rung.player_s_per_move:.1f}",
+            f"{1000 * rung.opponent_s_per_move:.1f}"]
+
+    columns = (["game"] + (["player"] if several else []) + ["rung", "mean score [95% CI]", "W/D/L", "ms/move",
+                                                             "opponent ms/move"])
+    print_table("against the ladder", columns,
+                [row(standing, rung) for standing in standings for rung in standing.rungs], markdown=markdown)
+
+    def games(standing: Any) -> str:
+        low, high = min(r.games for r in standing.rungs), max(r.games for r in standing.rungs)
+        return str(low) if low == high else f"{low}-{high}"
+
+    totals = []
+    for standing in standings:
+        worst, d = standing.worst, digits(standing.game)
+        totals.append([game_name(standing)] + who(standing) + [
+            len(standing.rungs), games(standing),
+            f"{worst.rung} ({worst.mean:.{d}f}, {worst.wins}/{worst.draws}/{worst.losses})",
+            f"{standing.mean:.{d}f}", f"{standing.fewest_wins} ({standing.fewest_wins_rung})", standing.losses])
+    print_table("the worst rung beside the mean", ["game"] + (["player"] if several else []) + [
+        "rungs", "games per rung", "worst rung (mean, W/D/L)", "mean over the rungs", "fewest wins (rung)",
+        "losses in all"], totals, markdown=markdown)
+    beside = [row(standing, rung) for standing in standings for rung in standing.beside]
+    if beside:
+        print_table("beside the ladder (not in the totals)", columns, beside, markdown=markdown)
+    if report.paired:
+        # one player and one baseline (the usual case): their runs named in the header, the specs in the summary
+        named = len({(p.player, p.baseline) for p in report.paired}) == 1
+        rows = []
+        for paired in report.paired:
+            d = digits(paired.game)
+            mean, low, high = paired.difference
+            against = (f"all rows, each distinct game once"
+                       + (f" ({paired.left_out} rescored pairs not pooled)" if paired.left_out else "")
+                       if paired.pooled else paired.opponent)
+            rows.append([paired.game + (" (rescored)" if paired.rescored else "")]
+                        + ([] if named else [paired.player, paired.baseline])
+                        + [against, paired.pairs,
+                           f"{paired.base.wins}/{paired.base.draws}/{paired.base.losses}, {paired.base.mean:.{d}f}",
+                           f"{paired.this.wins}/{paired.this.draws}/{paired.this.losses}, {paired.this.mean:.{d}f}",
+                           f"{mean:+.{d}f} [{low:.{d}f}, {high:.{d}f}]"])
+        sides = ([f"{report.baseline_label} W/D/L, mean", f"{report.label} W/D/L, mean"] if named
+                 else ["baseline W/D/L, mean", "player W/D/L, mean"])
+        print_table("paired by seed with the baseline",
+                    ["game"] + ([] if named else ["player", "baseline"]) + ["against", "pairs"] + sides
+                    + ["paired difference [95% CI]"], rows, markdown=markdown)
 
 # ---- end of commands: tournaments -------------------------------------------------------------
 

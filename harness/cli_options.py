@@ -65,3 +65,28 @@ def allow_engines_option(function: Command) -> Command:
         "--allow-engines", is_flag=True,
         help="Run engine commands (external:, uci:) that come from the database: a tuned: alias, "
              "a resumed run, a stored study.")(function)
+
+
+def ladder_report_options(function: Command) -> Command:
+    """``--baseline RUN``, ``--rescore GAME``, ``--verify N`` and ``--markdown``: what a ladder report adds.
+
+    The command receives ``baseline`` and ``rescore`` (tuples), ``verify`` (0: none) and ``markdown``.
+    """
+    options = [
+        click.option("--baseline", multiple=True, metavar="RUN",
+                     help="Pair each match, seed by seed, with this run's match of the same game, rung, seed and "
+                          "opening (the player a candidate would replace; repeat to pool runs): the paired "
+                          "score difference with its 95% interval per rung, and pooled with each distinct game "
+                          "once."),
+        click.option("--rescore", multiple=True, metavar="GAME",
+                     help="Also report the games under this configuration of the same game, replayed through its "
+                          "rules (totality:easy for totality's games: neither the players nor a rung reads the "
+                          "level): rows of their own, never pooled with the games they rescore."),
+        click.option("--verify", type=click.IntRange(0), default=0, metavar="N",
+                     help="Replay N of the stored matches (spread over them) and fail (exit 1) if any plays out "
+                          "differently: how a store left stale by a change to a search is caught."),
+        click.option("--markdown", is_flag=True, help="Print the tables as Markdown (for the docs)."),
+    ]
+    for option in reversed(options):
+        function = option(function)
+    return function

@@ -85,3 +85,69 @@ def read_results_file(path: str | os.PathLike[str]) -> tuple[list[dict[str, Any]
             raise InvalidInput(f"line {number} is not a match result ({error})") from None
         length += len(line)
     return rows, length
+
+
+# What a line of match data may hold: the keys of ``MatchResult`` (``harness play --json``, the old
+# ``--results`` files of scripts/eval_players.py) or of a ``harness export`` line (docs/db.md), which has the
+# same keys but for three: ``match_id`` and ``run_id`` (where the line came from: not part of the match),
+# and ``openings`` beside the other keys where a ``MatchResult`` keeps it in ``extra``.
+LINE_KEYS_REQUIRED = ("game", "player", "opponent", "seed", "outcome", "reason", "score", "counters", "actions",
+                      "plies", "key")
+LINE_KEYS_OPTIONAL = ("opening_plies", "duration_s", "player_s", "opponent_s", "source", "server_score", "error",
+                      "extra", "openings")
+LINE_KEYS_IGNORED = ("match_id", "run_id", "recorded")
+OUTCOMES = ("win", "draw", "loss")
+
+
+def result_from_line(data: Any) -> MatchResult:
+    """The ``MatchResult`` a line of match data holds: a ``MatchResult.to_dict()`` or a ``harness export`` line.
+
+    Both formats are read alike: the keys of a ``MatchResult``; an export line's ``match_id`` and
+    ``run_id`` are ignored, its ``openings`` goes to ``extra["openings"]``, and the times it may lack
+    (export lines before they carried them) are 0. The key is not checked here: its canonical form needs
+    the games' registry (``harness.db.importing`` checks it).
+
+    Raises:
+        InvalidInput: not an object, a missing or unknown key, or a value of the wrong type; the message
+            names the key and what is valid.
+    """
+    if not isinstance(data, dict):
+        raise InvalidInput(f"is not a JSON object but {type(data).__name__}")
+    unknown = sorted(set(data) - set(LINE_KEYS_REQUIRED) - set(LINE_KEYS_OPTIONAL) - set(LINE_KEYS_IGNORED))
+    if unknown:
+        raise InvalidInput(f"has the unknown key {unknown[0]!r}; a line holds the keys of a match result: "
+                           f"{', '.join(LINE_KEYS_REQUIRED + LINE_KEYS_OPTIONAL)} (docs/db.md)")
+    missing = [name for name in LINE_KEYS_REQUIRED if name not in data]
+    if missing:
+        raise InvalidInput(f"lacks the key {missing[0]!r}; every line needs {', '.join(LINE_KEYS_REQUIRED)}")
+
+    def typed(name: str, kinds: tuple[type, ...], what: str, default: Any = None) -> Any:
+        value = data.get(name, default)
+        if isinstance(value, bool) and bool not in kinds or not isinstance(value, kinds):
+            raise InvalidInput(f"has {name} {json.dumps(value)[:60]}; {name} must be {what}")
+        return value
+
+    number = (int, float)
+    optional_number = (int, float, type(None))
+    if data["outcome"] not in OUTCOMES:
+        raise InvalidInput(f"has outcome {json.dumps(data['outcome'])[:60]}; valid: {', '.join(OUTCOMES)}")
+    extra = dict(typed("extra", (dict,), "an object", {}))
+    openings = typed("openings", (str,), "a suite's name", "")
+    if openings:
+        extra["openings"] = openings
+    actions = typed("actions", (list,), "a list of actions")
+    plies = typed("plies", (int,), "an integer")
+    if plies != len(actions):
+        raise InvalidInput(f"has plies {plies} but {len(actions)} actions; plies counts the actions")
+    return MatchResult(
+        game=typed("game", (str,), "a game spec"), player=typed("player", (str,), "a player spec"),
+        opponent=typed("opponent", (str,), "a player spec"), seed=typed("seed", (int,), "an integer"),
+        outcome=data["outcome"], reason=typed("reason", (str,), "text"),
+        score=float(typed("score", number, "a number")), counters=typed("counters", (dict,), "an object"),
+        actions=actions, plies=plies, duration_s=float(typed("duration_s", number, "a number", 0.0)),
+        player_s=float(typed("player_s", number, "a number", 0.0)),
+        opponent_s=float(typed("opponent_s", number, "a number", 0.0)), key=typed("key", (str,), "text"),
+        opening_plies=typed("opening_plies", (int,), "an integer", 0),
+        source=typed("source", (str,), "local or live", "local"),
+        server_score=typed("server_score", optional_number, "a number or null"),
+        error=typed("error", (str, type(None)), "text or null"), extra=extra)

@@ -9,8 +9,11 @@ and plays only the matches whose keys the run does not hold yet.
   seeds each (``seed_start`` onwards), seed-major so an interrupted run is
   balanced across players.
 * Ladder (``--ladder``): a gauntlet against every rung of the game's ladder
-  of reference opponents (``players.ladder``), ``games`` seeds per rung;
-  the report gives each player's worst rung beside its mean over the rungs.
+  of reference opponents (``players.ladder``; ``rungs`` keeps some of them,
+  to try a candidate on the hardest first), ``games`` seeds per rung; the
+  report (``harness.strength``) gives each player's worst rung beside its
+  mean over the rungs, and with a baseline run the paired score difference
+  per rung and pooled, seed by seed.
 * Round-robin: every pair of players in both seats. Games are counted per
   pair: ``games`` must be even and gives games/2 seeds; for each seed A plays
   in the user's seat against B and B against A, the same seed both times (as
@@ -20,6 +23,11 @@ and plays only the matches whose keys the run does not hold yet.
   played as seat-swapped pairs; the pentanomial GSPRT of ``harness.sprt``
   (logistic Elo) is updated after every complete pair and the run stops as
   soon as it decides. ``games`` is then the most games it may play.
+
+Every match is a pure function of its spec, recorded once by its key: a
+plan's match the database already holds (recorded by any run: an earlier
+measurement, an imported file) is held by the new run, not played again
+(``reused``), so the same command twice plays only what is missing.
 
 Faults: the pool re-runs a dead worker's batch; the database ignores a key it
 already holds, so every match is recorded once. Ctrl-C stops at once (work in
@@ -33,7 +41,7 @@ from __future__ import annotations
 import itertools
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
@@ -50,6 +58,7 @@ from harness.games import load as load_game
 from harness.interrupts import stops_unwrapped
 from harness.match import MatchResult, MatchSpec, check_opening, match_key
 from harness.sprt import Pentanomial, SprtConfig, SprtStatus, elo_estimate, pair_points
+from harness.strength import LadderStanding, RungResult, StrengthReport, strength_report
 from players import guard_engine
 from players.named import SpecResolver
 
@@ -144,8 +153,9 @@ class TournamentConfig:
 
 
 def plan(game: str, players: Iterable[str], opponent: str | None = None, *, round_robin: bool = False,
-         ladder: bool = False, games: int, seed_start: int = 0, opening_plies: int = 0, openings: str = "",
-         sprt: str | SprtConfig | None = None, resolver: SpecResolver | None = None) -> TournamentConfig:
+         ladder: bool = False, rungs: Iterable[str] = (), games: int, seed_start: int = 0, opening_plies: int = 0,
+         openings: str = "", sprt: str | SprtConfig | None = None,
+         resolver: SpecResolver | None = None) -> TournamentConfig:
     """Check a tournament's settings and canonicalize every spec.
 
     Args:
@@ -154,6 +164,7 @@ def plan(game: str, players: Iterable[str], opponent: str | None = None, *, roun
         opponent: the gauntlet opponent; None with ``round_robin``.
         round_robin: every pair of players in both seats.
         ladder: a gauntlet against every rung of the game's ladder (``players.ladder``).
+        rungs: with ``ladder``, only these rungs (specs, in any spelling; kept in ladder order).
         games: games per player (gauntlet) or per player and rung (ladder) or per pair (round-robin, even);
             with ``sprt`` the most games to play.
         seed_start: the first seed.
@@ -189,13 +200,21 @@ def plan(game: str, players: Iterable[str], opponent: str | None = None, *, roun
     if games < 1:
         raise InvalidInput(f"games must be at least 1, got {games}", parameters=("games",))
     sprt_config = SprtConfig.parse(sprt) if isinstance(sprt, str) else sprt
-    rungs: tuple[str, ...] = ()
+    chosen = [canonical(rung) for rung in rungs]
+    if chosen and not ladder:
+        raise InvalidInput("rungs choose rungs of the ladder: give ladder with them", parameters=("rungs", "ladder"))
+    rungs = ()
     if ladder:
         if sprt_config is not None:
             raise InvalidInput("sprt compares two players; it does not combine with ladder",
                                parameters=("sprt", "ladder"))
         from players.ladder import ladder as ladder_of
-        rungs = tuple(ladder_of(rules.spec))
+        every = tuple(ladder_of(rules.spec))
+        unknown = [rung for rung in chosen if rung not in every]
+        if unknown:
+            raise InvalidInput(f"{unknown[0]} is not a rung of {rules.spec}'s ladder; its rungs: {', '.join(every)}",
+                               parameters=("rungs",))
+        rungs = tuple(rung for rung in every if not chosen or rung in chosen)
     if sprt_config is not None:
         pair = specs + ((opponent_spec,) if opponent_spec is not None else ())
         if len(pair) != 2 or len(set(pair)) != 2:
@@ -214,53 +233,6 @@ def plan(game: str, players: Iterable[str], opponent: str | None = None, *, roun
                             sprt_config, aliases, rungs, openings)
 
 
-@dataclass(frozen=True)
-class RungResult:
-    """One player's results against one rung of a ladder."""
-
-    rung: str
-    games: int
-    wins: int
-    draws: int
-    losses: int
-    mean: float
-
-
-@dataclass(frozen=True)
-class LadderStanding:
-    """One player across a ladder: every rung, the worst of them and the mean over them.
-
-    The worst rung is the one with the lowest mean score (fewest wins break
-    ties), since a target such as "90 wins against every rung" is only as
-    good as the rung where it is hardest.
-    """
-
-    player: str
-    rungs: tuple[RungResult, ...]
-
-    @property
-    def worst(self) -> RungResult:
-        """The rung with the lowest mean score."""
-        return min(self.rungs, key=lambda r: (r.mean, r.wins))
-
-    @property
-    def mean(self) -> float:
-        """The mean of the rungs' mean scores (each rung weighs the same)."""
-        return sum(r.mean for r in self.rungs) / len(self.rungs)
-
-    @property
-    def fewest_wins(self) -> int:
-        """The smallest number of wins against any rung."""
-        return min(r.wins for r in self.rungs)
-
-    def describe(self) -> str:
-        """One line: the mean over the rungs and the worst rung."""
-        worst = self.worst
-        return (f"{self.player}: mean {self.mean:.1f} over {len(self.rungs)} rungs; worst rung {worst.rung}: "
-                f"mean {worst.mean:.1f}, W/D/L {worst.wins}/{worst.draws}/{worst.losses}; "
-                f"fewest wins {self.fewest_wins}")
-
-
 def ladder_standings(config: TournamentConfig, results: Iterable[MatchResult]) -> tuple[LadderStanding, ...]:
     """Each player's results per rung of ``config``'s ladder, rungs in ladder order (none played: left out)."""
     table: dict[tuple[str, str], list[MatchResult]] = {}
@@ -268,15 +240,9 @@ def ladder_standings(config: TournamentConfig, results: Iterable[MatchResult]) -
         table.setdefault((result.player, result.opponent), []).append(result)
     standings = []
     for player in config.players:
-        rungs = []
-        for rung in config.ladder:
-            played = table.get((player, rung), [])
-            if played:
-                count = {key: sum(1 for r in played if r.outcome == key) for key in ("win", "draw", "loss")}
-                rungs.append(RungResult(rung, len(played), count["win"], count["draw"], count["loss"],
-                                        sum(r.score for r in played) / len(played)))
+        rungs = tuple(RungResult.of(rung, table[(player, rung)]) for rung in config.ladder if (player, rung) in table)
         if rungs:
-            standings.append(LadderStanding(player, tuple(rungs)))
+            standings.append(LadderStanding(player, rungs, config.game))
     return tuple(standings)
 
 
@@ -295,6 +261,8 @@ class TournamentReport:
     sprt: SprtStatus | None = None
     workers_replaced: int = 0
     ladder: tuple[LadderStanding, ...] = ()
+    reused: int = 0                # matches other runs had recorded, held by this run instead of played again
+    strength: StrengthReport | None = None  # a ladder run's report (harness.strength)
 
     @property
     def interrupted(self) -> bool:
@@ -311,10 +279,10 @@ class TournamentReport:
         data: dict[str, Any] = {
             "format": REPORT_FORMAT, "run_id": self.run_id, "mode": self.config.mode, "game": self.config.game,
             "players": list(self.config.players), "opponent": self.config.opponent, "status": self.status,
-            "planned": self.planned, "recorded": self.recorded, "played": self.played,
+            "planned": self.planned, "recorded": self.recorded, "played": self.played, "reused": self.reused,
             "duplicates": self.duplicates, "seconds": round(self.seconds, 3),
             "games_per_s": round(self.games_per_second, 3), "workers_replaced": self.workers_replaced,
-            "sprt": None}
+            "sprt": None, "strength": None if self.strength is None else self.strength.to_dict()}
         if self.sprt is not None:
             data["sprt"] = {"elo0": self.sprt.config.elo0, "elo1": self.sprt.config.elo1,
                             "llr": self.sprt.llr, "bounds": list(self.sprt.config.bounds),
@@ -327,6 +295,7 @@ class TournamentReport:
         lines = [f"run {self.run_id} ({self.config.mode}, {self.config.game}): {self.recorded}/"
                  f"{self.planned} games recorded, {self.played} played now in {self.seconds:.1f}s "
                  f"({rate_text(rate)})"
+                 + (f", {self.reused} reused (recorded by other runs)" if self.reused else "")
                  + (f", lost workers replaced: {self.workers_replaced}" if self.workers_replaced else "")]
         if self.sprt is not None:
             lines.append(self.sprt.describe())
@@ -336,7 +305,8 @@ class TournamentReport:
             if self.sprt.counts.pairs:
                 first, second = self.config.players
                 lines.append(f"{first} vs {second}: {elo_estimate(self.sprt.counts).describe()}")
-        lines += [standing.describe() for standing in self.ladder]
+        lines += (self.strength.summary() if self.strength is not None
+                  else [standing.describe() for standing in self.ladder])
         if self.interrupted:
             lines.append(f"interrupted; resume with: harness tournament --resume {self.run_id}")
         return lines
@@ -407,7 +377,9 @@ def play(database: Database, run_id: int, config: TournamentConfig, pool: MatchP
     """
     schedule = config.schedule()
     recorded = database.recorded_keys(run_id)
-    todo = [spec for spec in schedule if match_key(spec) not in recorded]
+    keys = {spec: match_key(spec) for spec in schedule}
+    reused = database.hold(run_id, [key for key in keys.values() if key not in recorded])  # played before: kept
+    todo = [spec for spec in schedule if keys[spec] not in recorded and keys[spec] not in reused]
     tracker = _PairTracker(config) if config.sprt is not None else None
     if tracker is not None:
         for match in database.matches(run_id=run_id):
@@ -454,24 +426,27 @@ def play(database: Database, run_id: int, config: TournamentConfig, pool: MatchP
     now_recorded = len(database.recorded_keys(run_id))
     return TournamentReport(
         run_id=run_id, config=config, status=status, planned=len(schedule),
-        recorded=now_recorded, played=now_recorded - len(recorded), duplicates=duplicates,
+        recorded=now_recorded, played=now_recorded - len(recorded) - len(reused), duplicates=duplicates,
         seconds=time.perf_counter() - started,
         sprt=tracker.status() if tracker is not None else None,
         workers_replaced=pool.stats.replaced - replaced_before,
-        ladder=ladder_standings(config, database.matches(run_id=run_id)) if config.mode == LADDER else ())
+        ladder=ladder_standings(config, database.matches(run_id=run_id)) if config.mode == LADDER else (),
+        reused=len(reused))
 
 
 def run_tournament(game: str | None, players: Iterable[str] = (), opponent: str | None = None, *,
-                   round_robin: bool = False, ladder: bool = False, games: int | None = None, seed_start: int = 0,
+                   round_robin: bool = False, ladder: bool = False, rungs: Iterable[str] = (),
+                   games: int | None = None, seed_start: int = 0,
                    opening_plies: int = 0, openings: str = "", sprt: str | None = None, workers: int | None = None,
                    address: str | None = None, db_url: str | None = None, run_name: str | None = None,
                    resume: str | None = None, allow_engines: bool = False,
+                   baseline: Iterable[str] = (), rescore: Iterable[str] = (), verify: int = 0,
                    console: Console | None = None, database: DatabaseSource | None = None) -> TournamentReport:
     """Plan (or resume) a tournament, play it on a Ray pool and record it: the CLI's one call.
 
     Args:
         game: a game spec (with ``resume``, optional and checked against the run).
-        players, opponent, round_robin, ladder, games, seed_start, opening_plies, openings, sprt:
+        players, opponent, round_robin, ladder, rungs, games, seed_start, opening_plies, openings, sprt:
             as for ``plan``; ignored with ``resume`` except that they must not
             be given.
         workers: worker actors (None: every CPU).
@@ -482,6 +457,12 @@ def run_tournament(game: str | None, players: Iterable[str] = (), opponent: str 
         resume: the id or name of a run to finish.
         allow_engines: run engine commands that come from the database (a
             ``tuned:`` alias, the players of a resumed run).
+        baseline: runs (ids or names) whose matches a ladder run's are paired with, seed by seed, in its
+            report (``harness.strength``).
+        rescore: game configurations a ladder run's games are also reported under, rescored
+            (``totality:easy`` for a ``totality`` run).
+        verify: replay this many of the run's stored matches after the run (``harness.strength.verify``);
+            the report's ``strength.verification`` names any that differ.
         console: where the progress bar goes (None: none).
         database: the command's database, opened at most once (the caller closes it); the
             run's leaderboard is read from it afterwards.
@@ -492,13 +473,16 @@ def run_tournament(game: str | None, players: Iterable[str] = (), opponent: str 
     """
     if database is None:
         with DatabaseSource(db_url) as source:
-            return run_tournament(game, players, opponent, round_robin=round_robin, ladder=ladder, games=games,
-                                  seed_start=seed_start, opening_plies=opening_plies, openings=openings,
-                                  sprt=sprt, workers=workers,
-                                  address=address, run_name=run_name, resume=resume, allow_engines=allow_engines,
-                                  console=console, database=source)
+            return run_tournament(game, players, opponent, round_robin=round_robin, ladder=ladder, rungs=rungs,
+                                  games=games, seed_start=seed_start, opening_plies=opening_plies,
+                                  openings=openings, sprt=sprt, workers=workers, address=address,
+                                  run_name=run_name, resume=resume, allow_engines=allow_engines,
+                                  baseline=baseline, rescore=rescore, verify=verify, console=console,
+                                  database=source)
+    report_options = _ReportOptions(tuple(baseline), tuple(load_game(g).spec for g in rescore), verify)
     if resume is not None:
-        given = list(players) or opponent or round_robin or ladder or games is not None or sprt or openings
+        given = (list(players) or opponent or round_robin or ladder or list(rungs) or games is not None or sprt
+                 or openings)
         if given or run_name:
             raise InvalidInput("resume takes the plan from the run; give only game, workers, "
                                "address and db_url with it",
@@ -514,21 +498,60 @@ def run_tournament(game: str | None, players: Iterable[str] = (), opponent: str 
             guard_engine(spec, f"run {run.id}'s player", allow_engines)
         if game is not None and load_game(game).spec != config.game:
             raise InvalidInput(f"run {run.id} plays {config.game}, not {game}")
+        report_options.check(db, config)
         db.set_run_status(run.id, "running")
         with open_pool(workers=workers, address=address) as pool:  # one local worker: in-process
-            return play(db, run.id, config, pool, console=console)
+            return report_options.add(db, play(db, run.id, config, pool, console=console), pool)
     if game is None:
         raise InvalidInput("give game (or resume RUN)", parameters=("game", "resume"))
     if games is None:
         raise InvalidInput("give games N", parameters=("games",))
     # a named player needs the database (it must exist); nothing else does before the plan is checked
     resolver = SpecResolver(database.existing, allow_engines=allow_engines)
-    config = plan(game, players, opponent, round_robin=round_robin, ladder=ladder, games=games,
+    config = plan(game, players, opponent, round_robin=round_robin, ladder=ladder, rungs=rungs, games=games,
                   seed_start=seed_start, opening_plies=opening_plies, openings=openings, sprt=sprt,
                   resolver=resolver)
+    report_options.check(database.existing if report_options.baseline else None, config)
     db = database.writable()  # only now, with the input checked: bad input creates nothing
     db.check_writable()  # a read-only database fails here, before Ray starts
     with open_pool(workers=workers, address=address) as pool:  # one local worker: in-process
         pool.start()  # Ray reachable and the workers up before the run is written
         run_id = db.start_run("tournament", config.game, config.to_dict(), name=run_name)
-        return play(db, run_id, config, pool, console=console)
+        return report_options.add(db, play(db, run_id, config, pool, console=console), pool)
+
+
+@dataclass(frozen=True)
+class _ReportOptions:
+    """What a ladder run's report adds to the run: a baseline to pair with, rescored configurations, a
+    verification; none of it is part of the plan (a resumed run may take others)."""
+
+    baseline: tuple[str, ...] = ()
+    rescore: tuple[str, ...] = ()
+    verify: int = 0
+
+    def check(self, database: Database | Callable[[], Database] | None, config: TournamentConfig) -> None:
+        """Bad input before anything is played: these go with a ladder, and the baseline runs exist."""
+        if not (self.baseline or self.rescore or self.verify):
+            return
+        if config.mode != LADDER:
+            raise InvalidInput("baseline, rescore and verify report on a gauntlet against the rungs: they go with ladder",
+                               parameters=("baseline", "rescore", "verify", "ladder"))
+        if self.verify < 0:
+            raise InvalidInput(f"verify must be at least 0, got {self.verify}", parameters=("verify",))
+        for game in self.rescore:
+            if load_game(game).name != load_game(config.game).name or game == config.game:
+                raise InvalidInput(f"rescore {game}: give another configuration of {config.game}'s game "
+                                   "(totality:easy for totality)", parameters=("rescore",))
+        if self.baseline and database is not None:
+            opened = database() if callable(database) else database
+            for run in self.baseline:
+                opened.run_id(run)
+
+    def add(self, database: Database, report: TournamentReport, pool: MatchPool) -> TournamentReport:
+        """The run's report with its strength report (a ladder run's), verified on ``pool`` if asked."""
+        if report.config.mode != LADDER or not report.recorded:
+            return report
+        verify_count = 0 if report.interrupted else self.verify
+        strength = strength_report(database, [report.run_id], baseline=self.baseline, rescore_as=self.rescore,
+                                   verify_count=verify_count, pool=pool)
+        return replace(report, strength=strength)

@@ -5,12 +5,17 @@ Usage: scripts/fit_xiangqi_eval.py FILE [FILE ...] --labels LABELS [--engine COM
                                    [--ridge L] [--squares TABLE | --corrections TABLE] [--without NAME ...]
                                    [--json]
 
-FILE is a ``--results`` file of ``eval_players.py``. Every distinct position of
-its Chinese chess games (from ply 3, before the end) is read once by the engine
-(default ``fairy-stockfish``, one thread, depth ``--depth``, default 8) and the
-reading kept in LABELS, a JSON-lines file that later runs extend rather than
-redo (about 12 ms a position at depth 8: the 62,000 positions of
-``docs/ladder`` take 12 minutes once).
+FILE is a file of match lines written by ``harness export`` (one match a line;
+``MatchResult`` lines, as ``harness play --json`` prints them, read the same).
+Every distinct position of its Chinese chess games (from ply 3, before the
+end) is read once by the engine (default ``fairy-stockfish``, one thread, depth
+``--depth``, default 8) and the reading kept in LABELS, a JSON-lines file that
+later runs extend rather than redo (about 12 ms a position at depth 8: the
+62,000 positions of the stored ladder games, ``docs/ladder/xiangqi.db.gz``,
+take 12 minutes once). The stored games, as one file::
+
+    harness db restore docs/ladder/xiangqi.db.gz --db sqlite:///xiangqi-ladder.db
+    harness export xiangqi --db sqlite:///xiangqi-ladder.db > xiangqi-games.jsonl
 
 The fit keeps the quiet positions (the side to move not in check, the
 engine's best move not a capture, the reading within 15 pawns), where a
@@ -283,7 +288,8 @@ def held_out(features: np.ndarray, readings: np.ndarray, prior: np.ndarray, ridg
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("files", nargs="+", type=Path, metavar="FILE", help="eval_players.py --results files")
+    parser.add_argument("files", nargs="+", type=Path, metavar="FILE",
+                        help="files of match lines (harness export; one match a line)")
     parser.add_argument("--labels", type=Path, required=True, metavar="LABELS",
                         help="the engine's readings, kept across runs (JSON lines; created if missing)")
     parser.add_argument("--engine", default="fairy-stockfish", metavar="COMMAND",
@@ -312,7 +318,7 @@ def main() -> int:
             parser.error(f"{option}: the folder {table.parent} does not exist")
     for path in args.files:
         if not path.is_file():
-            parser.error(f"{path} is not a file; give eval_players.py --results files")
+            parser.error(f"{path} is not a file; give files of match lines (harness export writes them)")
     if not args.labels.parent.is_dir():
         parser.error(f"--labels: the folder {args.labels.parent} does not exist")
     fens = positions(args.files)

@@ -5,7 +5,10 @@ Usage: scripts/judge_games.py FILE [FILE ...] [--outcome loss|draw|win|any] [--o
                               [--player SPEC] [--engine COMMAND] [--depth N] [--lost PAWNS]
                               [--try SPEC ... [--drop PAWNS]] [--cache FILE] [--json]
 
-FILE is a ``--results`` file of ``eval_players.py`` (one match a line). For each
+FILE is a file of match lines written by ``harness export`` (one match a line;
+``MatchResult`` lines, as ``harness play --json`` prints them, read the same;
+the stored ladder games: ``harness db restore docs/ladder/xiangqi.db.gz --db
+sqlite:///x.db``, then ``harness export --run RUN --db sqlite:///x.db``). For each
 selected match (default: the losses) the engine (default ``fairy-stockfish``,
 one thread, a fixed depth, so a run is repeatable) values every position of
 the game from the measured seat, in pawns: after the random opening plies, and
@@ -171,7 +174,7 @@ def judge(reader: Reader, match: dict[str, Any], lost: float,
         if values[index] >= -lost:
             break
         lost_from = index
-    return {"game": match["game"], "seed": match["seed"], "player": match["player"],
+    return {"game": load_game(match["game"]).spec, "seed": match["seed"], "player": match["player"],
             "opponent": match["opponent"], "outcome": match["outcome"], "plies": match["plies"],
             "opening_value": values[opening] if opening < len(values) else None, "worst": worst,
             "lost_from": lost_from}
@@ -212,7 +215,8 @@ def selected(matches: list[dict[str, Any]], outcome: str, opponent: str | None,
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("files", nargs="+", type=Path, metavar="FILE", help="eval_players.py --results files")
+    parser.add_argument("files", nargs="+", type=Path, metavar="FILE",
+                        help="files of match lines (harness export; one match a line)")
     parser.add_argument("--outcome", default="loss", choices=OUTCOMES, help="which matches to judge")
     parser.add_argument("--opponent", metavar="SPEC", help="only the matches against this opponent")
     parser.add_argument("--player", metavar="SPEC", help="only the matches of this player")
@@ -234,7 +238,7 @@ def main() -> int:
         parser.error("--depth must be at least 1, --lost and --drop above 0")
     for path in args.files:
         if not path.is_file():
-            parser.error(f"{path} is not a file; give eval_players.py --results files")
+            parser.error(f"{path} is not a file; give files of match lines (harness export writes them)")
     try:
         matches = [match for path in args.files for match in read_matches(path)]
         chosen = selected(matches, args.outcome, args.opponent, args.player)

@@ -1,20 +1,28 @@
 #!/usr/bin/env python
-"""Rename the player of stored match lines (a ``--results`` file of eval_players.py) to another spec.
+"""Rename the player of stored match lines (``harness export`` lines) to another spec.
 
 Usage: scripts/rename_player.py SOURCE TARGET --player OLD --as NEW [--same-budget]
 
 For when two specs play the same games: a candidate that becomes ``strong``
-(its lines become ``strong``'s), or ``strong`` before a change (its lines get
-the explicit spec it played as, so they still replay). Each line's key is
-recomputed for the new spec; lines of other players are copied unchanged.
-Nothing checks that the games are the same: run ``eval_players.py --verify``
-on TARGET afterwards, which replays stored matches and names any that differ.
+(its games become ``strong``'s), or ``strong`` before a change (its games get
+the explicit spec it played as, so they still replay). Each renamed line's
+key is recomputed for the new spec; lines of other players are copied
+unchanged. TARGET holds ``MatchResult`` lines (without the source's
+``match_id`` and ``run_id``: a renamed line is a new match), which ``harness
+db import`` loads, every key checked. Nothing checks that the games are the
+same: replay a few afterwards, which names any that differ::
+
+    harness export --run candidate --db sqlite:///ladder.db > candidate.jsonl
+    scripts/rename_player.py candidate.jsonl strong.jsonl --player "alphabeta:..." --as strong
+    harness db import strong.jsonl --db sqlite:///ladder.db
+    harness ladder strong --verify 4 --db sqlite:///ladder.db
 
 ``--same-budget`` is for a change to when alpha-beta searches longer (its
 ``behind`` and ``extend``), nothing else: NEW plays a stored game of OLD move
 for move wherever it gives every one of the player's moves the same budget,
 which the stored actions show without a search. Only those lines are renamed;
-OLD's other lines are left out of TARGET, so a resumed run plays them again.
+OLD's other lines are left out of TARGET, so a ladder tournament of NEW plays
+them again (and reuses the renamed ones).
 """
 
 from __future__ import annotations
@@ -29,6 +37,7 @@ from pathlib import Path
 from harness.games import load
 from harness.match import recorded_spec
 from harness.replay import player_choices
+from harness.results import result_from_line
 import players
 from players.alphabeta import BUDGET_RULES, AlphaBetaPlayer
 
@@ -41,8 +50,11 @@ def rename(source: Path, target: Path, old: str, new: str, same_budget: bool = F
     """
     old, new = players.load(old).spec, players.load(new).spec
     lines, renamed = [], 0
-    for line in source.read_text().splitlines():
-        result = json.loads(line)
+    for number, line in enumerate(source.read_text().splitlines(), 1):
+        try:
+            result = result_from_line(json.loads(line)).to_dict()
+        except ValueError as error:  # not JSON, or not a match line (InvalidInput is a ValueError)
+            raise ValueError(f"{source} line {number} {error}") from None
         if players.load(result["player"]).spec == old:
             if same_budget and not budgets_agree(result, old, new):
                 continue
@@ -100,14 +112,15 @@ def main() -> int:
                              "behind and extend); leave OLD's others out")
     args = parser.parse_args()
     if not args.source.is_file():
-        parser.error(f"{args.source}: no such results file")
+        parser.error(f"{args.source}: no such file of match lines (harness export writes them)")
     if args.target.exists():
         parser.error(f"{args.target} exists: give a new file (nothing is overwritten)")
     try:
         count = rename(args.source, args.target, args.player, args.new, args.same_budget)
     except ValueError as error:  # a spec that does not load (SpecError is a ValueError)
         parser.error(str(error))
-    print(f"rename_player: {count} matches renamed; check them with eval_players.py --verify", file=sys.stderr)
+    print(f"rename_player: {count} matches renamed; load them with harness db import, then replay a few with "
+          "harness ladder RUN --verify N", file=sys.stderr)
     return 0
 
 

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from harness.games.xiangqi.features import correction_tables, square_table
-from harness.match import MatchSpec, play_match
-from tests.scripts import script_module
+from harness.match import MatchSpec
+from tests.scripts import export_file, script_module
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "scripts" / "fit_xiangqi_eval.py"
@@ -55,9 +55,9 @@ def test_every_weight_but_the_limit_has_its_own_contribution(script):
 
 
 def test_the_engine_reads_each_position_once_and_the_fit_is_repeatable(script, fairy_stockfish, tmp_path):
-    results, labels = tmp_path / "results.jsonl", tmp_path / "labels.jsonl"
-    results.write_text("".join(json.dumps(play_match(MatchSpec("xiangqi", "random", "random", seed, 2)).to_dict())
-                               + "\n" for seed in range(8)))
+    labels = tmp_path / "labels.jsonl"
+    results = export_file(tmp_path / "results.jsonl", [MatchSpec("xiangqi", "random", "random", seed, 2)
+                                                       for seed in range(8)])
     first = run(str(results), "--labels", str(labels), "--depth", "2", "--json")
     assert first.returncode == 0, first.stderr
     report = json.loads(first.stdout)
@@ -113,3 +113,13 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, args, says):
                           timeout=120, cwd=tmp_path)
     assert done.returncode == 2
     assert says in done.stderr and done.stdout == ""
+
+
+def test_export_lines_and_match_result_lines_give_the_same_positions(script, tmp_path):
+    specs = [MatchSpec("xiangqi", "random", "random", seed, 2) for seed in range(2)]
+    exported = export_file(tmp_path / "exported.jsonl", specs)
+    lines = tmp_path / "lines.jsonl"
+    lines.write_text("".join(json.dumps(json.loads(line) | {"match_id": None}) + "\n"
+                             for line in exported.read_text().splitlines()))
+    found = script.positions([exported])
+    assert found and found == script.positions([lines])

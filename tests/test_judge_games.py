@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from harness.match import MatchSpec, play_match
+from tests.scripts import export_file, script_module
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "scripts" / "judge_games.py"
@@ -23,13 +24,21 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.fixture(scope="module")
 def results(tmp_path_factory) -> Path:
-    """A results file: a random red player's loss, a black win against random, and a Totality match."""
+    """An export file: a random red player's loss, a black win against random, and a Totality match."""
     specs = [MatchSpec("xiangqi", "random", "gbot:depth=2", 2, 2),
              MatchSpec("xiangqi:black", "gbot:depth=2", "random", 0, 2),
              MatchSpec("totality", "random", "greedy", 0, 2)]
-    path = tmp_path_factory.mktemp("judge") / "results.jsonl"
-    path.write_text("".join(json.dumps(play_match(spec).to_dict()) + "\n" for spec in specs))
-    return path
+    return export_file(tmp_path_factory.mktemp("judge") / "results.jsonl", specs)
+
+
+def test_match_result_lines_read_as_export_lines_do(tmp_path):
+    with script_module("judge_games") as script:
+        lines = tmp_path / "lines.jsonl"
+        lines.write_text(json.dumps(play_match(MatchSpec("xiangqi", "random", "random", 1, 2)).to_dict()) + "\n")
+        exported = export_file(tmp_path / "exported.jsonl", [MatchSpec("xiangqi", "random", "random", 1, 2)])
+        chosen = [script.selected(script.read_matches(path), "any", None, None) for path in (lines, exported)]
+    assert [len(found) for found in chosen] == [1, 1]
+    assert chosen[0][0]["actions"] == chosen[1][0]["actions"]
 
 
 def test_the_losses_are_judged_and_the_worst_move_is_the_seats_own(fairy_stockfish, results):

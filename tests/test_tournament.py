@@ -320,3 +320,55 @@ def test_cli_tournament_with_a_suite_records_each_opening(tmp_path, capsys, pool
     for match in matches:
         assert match.actions[:suite.plies] == suite.opening(match.seed)
         assert match.opening_plies == suite.plies and match.extra == {"openings": suite.name}
+
+
+CHEAP_RUNGS = ("gbot:easy", "gbot:depth=3,eval=material")  # two quick rungs of Totality's ladder
+
+
+def test_plan_with_rungs_keeps_those_rungs_in_ladder_order_and_refuses_others():
+    config = plan(GAME, ["greedy"], ladder=True, rungs=reversed(CHEAP_RUNGS), games=2)
+    assert config.ladder == ("gbot:level=easy", "gbot:depth=3,eval=material")  # canonical, in ladder order
+    assert TournamentConfig.from_dict(config.to_dict()) == config
+    with pytest.raises(InvalidInput, match="gbot:depth=9,eval=material is not a rung of totality's ladder"):
+        plan(GAME, ["greedy"], ladder=True, rungs=["gbot:depth=9,eval=material"], games=2)
+    with pytest.raises(InvalidInput, match="rungs choose rungs of the ladder"):
+        plan(GAME, ["greedy"], "random", rungs=["gbot:easy"], games=2)
+
+
+def test_a_second_run_of_a_plan_reuses_every_recorded_match_instead_of_playing_it(database, pool):
+    config = plan(GAME, ["greedy"], ladder=True, rungs=CHEAP_RUNGS, games=2, opening_plies=2)
+    first = play(database, start(database, config), config, pool)
+    assert (first.played, first.reused) == (4, 0)
+    replayed: list[str] = []
+    second = play(database, start(database, config), config, pool, on_result=lambda r: replayed.append(r.key))
+    assert (second.played, second.reused, second.recorded) == (0, 4, 4) and not replayed
+    assert "4 reused (recorded by other runs)" in second.summary()[0]
+    assert database.count_matches() == 4  # held, not doubled
+    assert_recorded_exactly(database, second.run_id, config)
+
+
+def test_cli_ladder_tournament_reports_paired_with_a_baseline_run_rescored_and_verified(tmp_path, capsys):
+    db = f"sqlite:///{tmp_path / 'ladder.db'}"
+    common = [GAME, "--ladder", "--rung", CHEAP_RUNGS[0], "--rung", CHEAP_RUNGS[1], "--games", "2",
+              "--opening-plies", "2", "--workers", "1", "--quiet", "--db", db]
+    assert main(["tournament", *common, "--player", "greedy", "--run-name", "before"]) == 0
+    capsys.readouterr()
+    code = main(["tournament", *common, "--player", "alphabeta:depth=1", "--baseline", "before",
+                 "--rescore", "totality:easy", "--verify", "2", "--markdown"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "| totality:level=easy (rescored) | gbot:level=easy |" in out
+    assert "| game | against | pairs | before W/D/L, mean | run 2 W/D/L, mean |" in out
+    assert "all rows, each distinct game once (4 rescored pairs not pooled) | 4 |" in out
+    assert "2 stored matches replayed identically" in out
+    assert main(["tournament", "--resume", "before", "--verify", "1", "--workers", "1", "--json", "--quiet",
+                 "--db", db]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["played"] == 0 and report["strength"]["verification"]["checked"] == 1
+    for args, says in ((["--baseline", "missing"], "no run 'missing'"),
+                       (["--rescore", "ravenward"], "--rescore ravenward: give another configuration")):
+        assert main(["tournament", *common, "--player", "random", *args]) == 2
+        assert says in capsys.readouterr().err
+    assert main(["tournament", GAME, "--player", "random", "--opponent", "greedy", "--games", "2", "--verify", "1",
+                 "--db", db]) == 2
+    assert "--baseline, --rescore and --verify report on a gauntlet against the rungs: they go with --ladder" in capsys.readouterr().err

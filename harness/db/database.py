@@ -550,6 +550,49 @@ class Database:
         self._player_ids.update({spec_hash(spec): player_id for spec, player_id in ids.items()})
         return gained
 
+    def import_run(self, name: str | None, game: str, config: dict[str, Any],
+                   results: list[MatchResult]) -> tuple[int, int, int]:
+        """A new run of kind ``import`` holding ``results``, written in one transaction with it (all or none).
+
+        Each key is stored once: a key the database holds already is not
+        stored again (the run holds the recorded match), after checking that
+        the recorded match tells the same game (outcome, score, actions).
+
+        Returns:
+            The run's id, how many matches were stored new, how many were already recorded (now held).
+
+        Raises:
+            InvalidInput: a key already recorded with another result (a stale file or database); nothing
+                was written.
+            DatabaseError: the write failed; nothing was written.
+        """
+        keys = sorted({result.key for result in results})
+        by_key = {result.key: result for result in results}
+        ids: dict[str, int] = {}
+        with self.session(write=True) as session:
+            recorded = 0
+            for start in range(0, len(keys), 500):
+                chunk = keys[start:start + 500]
+                for key, outcome, score, actions in session.execute(
+                        select(MatchRow.key, MatchRow.outcome, MatchRow.score, MatchRow.actions)
+                        .where(MatchRow.key.in_(chunk))):
+                    new = by_key[key]
+                    if (outcome, float(score), actions) != (new.outcome, float(new.score), new.actions):
+                        raise InvalidInput(f"match {key} ({new.game}, {new.player} vs {new.opponent}, seed "
+                                           f"{new.seed}) is recorded with another result ({outcome}, score "
+                                           f"{score:g}) than the file's ({new.outcome}, score {new.score:g}); "
+                                           "one of them is stale: replay it (harness ladder RUN --verify)")
+                    recorded += 1
+            row = RunRow(name=name, kind="import", game=game, config=dict(config), status="done", started=now(),
+                         ended=now(), host=socket.gethostname(), version=__version__, study=None, trial=None)
+            session.add(row)
+            session.flush()
+            run_id = row.id
+            if results:
+                _, ids = self._insert_matches(session, run_id, list(by_key.values()))
+        self._player_ids.update({spec_hash(spec): player_id for spec, player_id in ids.items()})
+        return run_id, len(keys) - recorded, recorded
+
     def hold(self, run_id: int, keys: list[str]) -> set[str]:
         """Let a run hold the matches already recorded under ``keys`` (by any run), without a copy.
 
@@ -561,8 +604,11 @@ class Database:
         """
         if not keys:
             return set()
+        wanted = sorted(set(keys))
         with self.session(write=True) as session:
-            found = session.execute(select(MatchRow.id, MatchRow.key).where(MatchRow.key.in_(sorted(set(keys))))).all()
+            found = [row for start in range(0, len(wanted), 500)  # a bounded number of SQL variables a query
+                     for row in session.execute(select(MatchRow.id, MatchRow.key)
+                                                .where(MatchRow.key.in_(wanted[start:start + 500]))).all()]
             if found:
                 session.connection().execute(
                     self._insert(RunMatchRow.__table__).on_conflict_do_nothing(index_elements=["run_id", "match_id"]),
@@ -924,19 +970,23 @@ def _utc(moment: datetime | None) -> datetime | None:
 def planned_matches(run: RunRecord) -> int | None:
     """How many matches a run's plan holds, from its config (None when it does not say).
 
-    A tournament plays ``games`` per gauntlet player or per round-robin pair;
-    ``play --record`` and live sessions store their ``games``; a tuning
+    A tournament plays ``games`` per gauntlet player (and rung of a ladder) or per round-robin pair;
+    an import holds its file's lines; ``play --record`` and live sessions store their ``games``; a tuning
     trial's budget lives in its study, not its run.
     """
     config = run.config if isinstance(run.config, dict) else {}
     try:
         if run.kind == "tournament":
             players, games = len(config["players"]), int(config["games"])
+            if config.get("ladder"):
+                return games * players * len(config["ladder"])
             if config.get("opponent") is not None:
                 return games * players
             return games * players * (players - 1) // 2
         if run.kind in ("play", "live"):
             return int(config["games"])
+        if run.kind == "import":
+            return int(config["lines"])
     except (KeyError, TypeError, ValueError):
         return None
     return None

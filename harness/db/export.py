@@ -26,7 +26,8 @@ def export_line(record: MatchRecord) -> dict[str, Any]:
     """One recorded match as plain JSON data (one line of ``harness export``).
 
     ``openings`` (the opening suite) is there only for a match played from one,
-    so the lines of every other match stay as they were.
+    so the lines of every other match stay as they were. The times and ``extra``
+    make a line whole: ``harness db import`` loads it back as the match it was.
     """
     suite = (record.extra or {}).get("openings")
     return {
@@ -46,6 +47,10 @@ def export_line(record: MatchRecord) -> dict[str, Any]:
         "plies": record.plies,
         "source": record.source,
         "error": record.error,
+        "duration_s": record.duration_s,
+        "player_s": record.player_s,
+        "opponent_s": record.opponent_s,
+        "extra": record.extra or {},
         "actions": record.actions,
     } | ({"openings": suite} if suite else {})
 

@@ -133,6 +133,8 @@ def check_run_game(database: Database, run: int | str, game: str, pool_configura
         database.run_id(run)  # raises the message naming harness runs
     assert record is not None
     played = canonical_game(record.game)
+    if record.kind == "import" and game_parts(game)[0] == game_parts(played)[0]:
+        return record.id  # an imported file may hold every configuration of its game (both seats)
     if pool_configurations and ":" not in game:
         wanted, same = game_parts(game)[0], game_parts(played)[0] == game_parts(game)[0]
     else:

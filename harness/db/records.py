@@ -8,7 +8,7 @@ from typing import Any
 
 from harness.results import MatchResult
 
-RUN_KINDS = ("tournament", "study", "live", "play")
+RUN_KINDS = ("tournament", "study", "live", "play", "import")
 RUN_STATUSES = ("running", "done", "interrupted", "failed")
 RANKINGS = ("mean", "lcb")
 

@@ -44,6 +44,10 @@ def test_runs_lists_every_run_with_its_progress_and_as_json(filled, database_url
     assert [r["id"] for r in json.loads(out)["runs"]] == [raven]
     code, out, _ = run_cli(capsys, "runs", "--db", database_url)
     assert code == 0 and "cup" in out and "6/8" in out and "1/2" in out
+    ladder = db_run(database_url, "tournament", {"players": ["strong"], "opponent": None, "games": 5,
+                                                 "ladder": ["gbot", "gbot:depth=3,eval=material"]})
+    code, out, _ = run_cli(capsys, "runs", "--kind", "tournament", "--json", "--db", database_url)
+    assert {r["id"]: r["planned"] for r in json.loads(out)["runs"]}[ladder] == 10  # games x players x rungs
     code, out, _ = run_cli(capsys, "runs", "--game", "xiangqi", "--db", database_url)
     assert code == 0 and out.strip() == ("no xiangqi runs recorded yet; harness tournament and "
                                          "harness play --record make them")
@@ -127,3 +131,9 @@ def test_reading_commands_never_create_a_database(tmp_path, capsys):
         code, out, err = run_cli(capsys, *command, "--db", url)
         assert code == 2 and "no results database at" in err, command
         assert not path.exists(), command
+
+
+def db_run(url: str, kind: str, config: dict) -> int:
+    from harness.db import open_database
+    with open_database(url) as database:
+        return database.start_run(kind, "ravenward", config)
