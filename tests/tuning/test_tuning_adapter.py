@@ -175,14 +175,17 @@ def test_mean_intervals_of_bounded_values_stay_inside_the_bounds():
     assert low <= floor_low and floor_high <= high
 
 
-def test_wdl_counts_a_win_one_a_draw_nothing_and_a_loss_minus_one():
-    """Stored Chinese chess games (wins, draws and losses of one player)."""
+def test_wdl_counts_a_win_one_a_draw_nothing_and_a_loss_minus_one(tmp_path):
+    """Stored Chinese chess games (wins, draws and losses of one player), from the ladder's backup."""
     from pathlib import Path
 
-    from harness.results import MatchResult, read_results_file
+    from harness.db import open_database
+    from harness.db.backup import restore
     from harness.tuning.objectives import game_value
-    rows = read_results_file(Path(__file__).parents[2] / "docs" / "ladder" / "xiangqi-200k-default.jsonl")[0]
-    results = [MatchResult(**row) for row in rows]
+    url = f"sqlite:///{tmp_path / 'xiangqi.db'}"
+    restore(Path(__file__).parents[2] / "docs" / "ladder" / "xiangqi.db.gz", url)
+    with open_database(url, create=False) as db:
+        results = db.matches(run_id=db.run_id("xiangqi-200k-default"))
     assert {r.outcome for r in results} == {"win", "draw", "loss"}
     values = {r.outcome: game_value(r, "wdl") for r in results}
     assert values == {"loss": -1.0, "draw": 0.0, "win": 1.0}
