@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from harness.errors import InvalidInput
@@ -71,9 +71,7 @@ class RowSummary:
     opponent_s_per_move: float
 
     def to_dict(self) -> dict[str, Any]:
-        return {"games": self.games, "wins": self.wins, "draws": self.draws, "losses": self.losses,
-                "mean": self.mean, "low": self.low, "high": self.high,
-                "player_s_per_move": self.player_s_per_move, "opponent_s_per_move": self.opponent_s_per_move}
+        return asdict(self)
 
 
 def summarise(results: Sequence[MatchResult]) -> RowSummary:
