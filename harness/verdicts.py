@@ -42,6 +42,9 @@ def unconfirmed_note(name: str, verdict: str | None, detail: str = "") -> str | 
     """
     if verdict == "better":
         return None
+    if name.startswith("fitted:") and verdict is None:
+        return (f"{name} is fitted to labelled positions, not confirmed by games; a study naming it as its "
+                "incumbent is how it earns a verdict")
     evidence = f"; its evidence: {detail}" if detail else ""
     return (f"{name} is not confirmed better than its study's incumbent "
             f"(verdict: {shown_verdict(verdict)}){evidence}")

@@ -1,16 +1,16 @@
 """Player specs as a run plays them: named players resolved and every spec canonical, once per run.
 
 A run names players the way the user typed them: a spec with options in any
-order, or a named player (``tuned:<name>``) that the results database
-resolves. ``SpecResolver`` is the one place that turns them into the
+order, or a named player (``tuned:<name>`` from a study, ``fitted:<name>``
+from ``harness fit``) that the results database resolves. ``SpecResolver`` is the one place that turns them into the
 canonical specs the run stores and plays: it asks the database only for a
 named player, opens it only then (bad input creates nothing), and keeps each
 answer, so a spec is resolved and canonicalised once however often the run
 names it.
 
-Being that one place, it is also where using a tuned player that its study
-did not confirm better than the incumbent (``no gain``, ``worse``, or no
-verdict at all) is said: a note (``harness.console.note``), once per player
+Being that one place, it is also where using a named player that no study
+confirmed better than its incumbent (``no gain``, ``worse``, no verdict at
+all, or a fitted player, which only games can confirm) is said: a note (``harness.console.note``), once per player
 per run, which the CLI prints as one line on stderr for every command that
 plays one (play, tournament, live, arena, a study's opponents).
 """
@@ -28,7 +28,7 @@ from players import load as load_player
 if TYPE_CHECKING:
     from harness.db.records import NamedPlayerRecord
 
-NAMED_PREFIX = "tuned:"
+NAMED_PREFIXES = ("tuned:", "fitted:")  # from a study (harness tune), from a fit (harness fit)
 
 
 class AliasStore(Protocol):
@@ -40,8 +40,8 @@ class AliasStore(Protocol):
 
 
 def is_named(spec: str) -> bool:
-    """True for a named player (``tuned:<name>``), which only the results database can resolve."""
-    return spec.startswith(NAMED_PREFIX)
+    """True for a named player (``tuned:<name>``, ``fitted:<name>``), which only the results database resolves."""
+    return spec.startswith(NAMED_PREFIXES)
 
 
 class SpecResolver:
@@ -73,7 +73,7 @@ class SpecResolver:
         resolved = store.resolve_spec(spec, allow_engines=self.allow_engines)
         if spec not in self._noted:
             self._noted.add(spec)
-            record = store.named_player_record(spec[len(NAMED_PREFIX):])
+            record = store.named_player_record(spec.partition(":")[2])
             text = None if record is None else unconfirmed_note(spec, record.verdict, record.detail)
             if text is not None:
                 note(text)
@@ -97,7 +97,7 @@ class SpecResolver:
 
     def _database(self) -> AliasStore:
         if self._store is None:
-            raise SpecError(f"a named player ({NAMED_PREFIX}<name>) needs the results database")
+            raise SpecError("a named player (tuned:<name>, fitted:<name>) needs the results database")
         if not hasattr(self._store, "resolve_spec"):
             self._store = self._store()  # type: ignore[operator, assignment]
         return self._store  # type: ignore[return-value]

@@ -41,7 +41,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from harness import __version__
 from harness.db import queries, schema
-from harness.db.models import LiveGameRow, MatchRow, NamedPlayerRow, PlayerRow, RunMatchRow, RunRow
+from harness.db.models import LiveGameRow, MatchRow, NamedPlayerRow, PlayerRow, PositionLabelRow, RunMatchRow, RunRow
 from harness.db.records import (RUN_KINDS, RUN_STATUSES, LeaderboardRow, LiveGameRecord, MatchRecord,
                                 NamedPlayerRecord, RunRecord, RunSummary)
 from harness.db.specs import canonical_game, game_condition, game_parts, spec_hash, spec_parts
@@ -53,7 +53,8 @@ from harness.trust import guard_command
 from harness.verdicts import check_verdict
 
 DEFAULT_URL = "sqlite:///harness.db"
-ALIAS_PREFIX = "tuned:"
+NAMED_KINDS = ("tuned", "fitted")  # a named player's prefix: from a study (harness tune) or a fit (harness fit)
+LABEL_CHUNK = 500  # positions per query when reading labels (under every backend's bound on parameters)
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,199}$")
 SQLITE_BUSY_TIMEOUT_MS = 60_000
 SUPPORTED_BACKENDS = ("sqlite", "postgresql")
@@ -715,26 +716,36 @@ class Database:
     # -- named players ----------------------------------------------------------------------
 
     def save_named_player(self, name: str, spec: str, game: str, note: str = "", *, verdict: str | None = None,
-                          detail: str = "") -> None:
-        """Store (or replace) the alias ``tuned:<name>`` for a canonical player spec, with its study's verdict.
+                          detail: str = "", kind: str = "tuned") -> None:
+        """Store (or replace) the alias ``<kind>:<name>`` for a canonical player spec, with its study's verdict.
 
         Args:
             verdict: the study's confirmation against its incumbent, one of
-                ``harness.verdicts.VERDICTS``; None (a player saved by hand)
-                is unconfirmed. Replacing a player replaces its verdict too:
-                the old one spoke of other weights.
+                ``harness.verdicts.VERDICTS``; None (a player saved by hand,
+                or fitted) is unconfirmed. Replacing a player replaces its
+                verdict too: the old one spoke of other weights.
             detail: the confirmation's evidence in a few words
                 (``+12.3 [4.1, 20.5] over 240 openings``).
+            kind: ``tuned`` (a study's) or ``fitted`` (``harness fit``'s).
+                Names are one namespace: a name held by the other kind is
+                refused rather than replaced, so ``tuned:x`` never silently
+                becomes a fit.
 
         Raises:
-            InvalidInput: a name that is not letters, digits, ``_ . -``, or an unknown verdict.
+            InvalidInput: a name that is not letters, digits, ``_ . -``, an
+                unknown verdict or kind, or a name the other kind holds.
         """
         if not NAME_PATTERN.match(name):
             raise InvalidInput(f"player name {name!r} is not valid; use letters, digits, '_', '.', '-' "
                                "(at most 200, starting with a letter or digit)")
+        if kind not in NAMED_KINDS:
+            raise InvalidInput(f"unknown kind of named player {kind!r}; valid: {', '.join(NAMED_KINDS)}")
         values = dict(spec=spec, game=game, note=note, verdict=check_verdict(verdict), verdict_detail=detail or None)
         with self.session(write=True) as session:
-            session.execute(self._insert(NamedPlayerRow).values(name=name, created=now(), **values)
+            held = session.scalar(select(NamedPlayerRow.kind).where(NamedPlayerRow.name == name))
+            if held is not None and held != kind:
+                raise InvalidInput(f"the name {name!r} is taken by {held}:{name}; choose another name")
+            session.execute(self._insert(NamedPlayerRow).values(name=name, created=now(), kind=kind, **values)
                             .on_conflict_do_nothing(index_elements=["name"]))
             session.execute(update(NamedPlayerRow).where(NamedPlayerRow.name == name).values(**values))
 
@@ -744,7 +755,7 @@ class Database:
             return session.scalar(select(NamedPlayerRow.spec).where(NamedPlayerRow.name == name))
 
     def named_player_record(self, name: str) -> NamedPlayerRecord | None:
-        """The alias ``tuned:<name>`` as stored (spec, game, note, verdict), or None."""
+        """The alias ``<kind>:<name>`` as stored (spec, game, note, verdict, kind), or None."""
         with self.session() as session:
             row = session.scalar(select(NamedPlayerRow).where(NamedPlayerRow.name == name))
             return None if row is None else _named_record(row)
@@ -756,7 +767,7 @@ class Database:
             return {name: spec for name, spec in rows}
 
     def named_player_records(self) -> list[NamedPlayerRecord]:
-        """Every stored ``tuned:`` alias with its spec, game, note, time and verdict, sorted by name."""
+        """Every stored alias (tuned and fitted) with its spec, game, note, time and verdict, sorted by name."""
         with self.session() as session:
             rows = session.scalars(select(NamedPlayerRow).order_by(NamedPlayerRow.name))
             return [_named_record(row) for row in rows]
@@ -768,26 +779,62 @@ class Database:
                                         .distinct().order_by(RunRow.study)))
 
     def resolve_spec(self, spec: str, allow_engines: bool = False) -> str:
-        """Resolve a ``tuned:<name>`` alias to its stored spec; any other spec is returned unchanged.
+        """Resolve a ``tuned:<name>`` or ``fitted:<name>`` alias to its stored spec; any other spec unchanged.
 
         Args:
-            spec: a player spec or ``tuned:<name>``.
+            spec: a player spec or a named player.
             allow_engines: accept an alias whose stored spec runs a command
                 (``external``, ``uci``); by default that is refused, since a
                 command in a shared database would run on every machine.
 
         Raises:
-            SpecError: an unknown name (the message lists the known names), or
-                an engine command without ``allow_engines``.
+            SpecError: an unknown name, or one of the other kind (the message
+                lists the known names), or an engine command without
+                ``allow_engines``.
         """
-        if not spec.startswith(ALIAS_PREFIX):
+        kind, _, name = spec.partition(":")
+        if kind not in NAMED_KINDS or not name:
             return spec
-        name = spec[len(ALIAS_PREFIX):]
-        stored = self.named_player(name)
-        if stored is None:
-            known = ", ".join(ALIAS_PREFIX + n for n in self.named_players()) or "none yet (harness tune makes them)"
-            raise SpecError(f"unknown tuned player {spec!r}; known: {known} (harness players lists them)")
-        return guard_command(stored, f"tuned player {spec!r}", allow_engines)
+        record = self.named_player_record(name)
+        if record is None or record.kind != kind:
+            known = ", ".join(f"{p.kind}:{p.name}" for p in self.named_player_records()
+                              ) or "none yet (harness tune and harness fit make them)"
+            raise SpecError(f"unknown {kind} player {spec!r}; known: {known} (harness players lists them)")
+        return guard_command(record.spec, f"{kind} player {spec!r}", allow_engines)
+
+    # -- position labels --------------------------------------------------------------------
+
+    def save_labels(self, game: str, label: str, values: Iterable[tuple[str, float | None, float | None]]) -> int:
+        """Store labels of positions, each ``(position key, value in [0, 1] or None, raw search value or None)``.
+
+        One transaction: a batch is stored whole or not at all. A label stored
+        already is kept (the same labeller gives the same value), so a batch
+        a dead worker ran twice stores nothing twice.
+
+        Returns:
+            How many labels were new.
+        """
+        rows = [dict(game=game, label=label, position=key, value=value, raw=raw, created=now())
+                for key, value, raw in values]
+        if not rows:
+            return 0
+        with self.session(write=True) as session:
+            result = session.execute(self._insert(PositionLabelRow).on_conflict_do_nothing(
+                index_elements=["game", "label", "position"]).returning(PositionLabelRow.id), rows)
+            return len(result.all())
+
+    def labels(self, game: str, label: str, positions: Iterable[str]) -> dict[str, tuple[float | None, float | None]]:
+        """The stored labels of these positions by one labeller: key -> (value, raw); a position not labelled
+        yet is absent (a position the labeller could not reach is present with value None)."""
+        wanted = sorted(set(positions))
+        found: dict[str, tuple[float | None, float | None]] = {}
+        with self.session() as session:
+            for start in range(0, len(wanted), LABEL_CHUNK):
+                query = (select(PositionLabelRow.position, PositionLabelRow.value, PositionLabelRow.raw)
+                         .where(PositionLabelRow.game == game, PositionLabelRow.label == label,
+                                PositionLabelRow.position.in_(wanted[start:start + LABEL_CHUNK])))
+                found.update((key, (value, raw)) for key, value, raw in session.execute(query))
+        return found
 
     # -- live games -------------------------------------------------------------------------
 
@@ -1009,7 +1056,7 @@ def _match_record(row: MatchRow, player: str, opponent: str) -> MatchRecord:
 
 def _named_record(row: NamedPlayerRow) -> NamedPlayerRecord:
     return NamedPlayerRecord(row.name, row.spec, row.game, row.note, _utc(row.created), verdict=row.verdict,
-                             detail=row.verdict_detail or "")
+                             detail=row.verdict_detail or "", kind=row.kind)
 
 
 def _live_record(row: LiveGameRow) -> LiveGameRecord:

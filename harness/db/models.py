@@ -7,9 +7,11 @@ unique by the match's deterministic key: a re-run batch, a retried trial or
 the same gauntlet run twice store each match once, so every count over the
 table counts distinct matches), per membership of a match in a run
 (``run_matches``: a run that played or reused a match already recorded by
-another holds it here, without a copy), per alias of a tuned configuration
-with its study's verdict (``named_players``) and per live game in progress
-(``live_games``, so an interrupted live session can resume).
+another holds it here, without a copy), per alias of a tuned or fitted configuration
+with its study's verdict (``named_players``), per live game in progress
+(``live_games``, so an interrupted live session can resume) and per label of
+a position (``position_labels``: what ``harness fit`` paid a search for, so a
+refit or a resumed labelling pays nothing again).
 
 The schema is changed only through the Alembic migrations in
 ``harness/db/migrations``; a test checks that migrating an empty database
@@ -130,10 +132,13 @@ class RunMatchRow(Base):
 
 
 class NamedPlayerRow(Base):
-    """An alias ``tuned:<name>`` for a stored canonical player spec, with its study's verdict.
+    """An alias ``<kind>:<name>`` for a stored canonical player spec, with its study's verdict.
 
-    ``verdict`` is one of ``harness.verdicts.VERDICTS``, NULL for a player no
-    confirmation stands behind (saved before verdicts were kept, or by hand);
+    ``kind`` says where the player came from: ``tuned`` (a study, ``harness
+    tune``) or ``fitted`` (``harness fit``); names are one namespace, so a
+    name means one player whatever its kind. ``verdict`` is one of
+    ``harness.verdicts.VERDICTS``, NULL for a player no confirmation stands
+    behind (saved before verdicts were kept, by hand, or fitted);
     ``verdict_detail`` is the confirmation's evidence in a few words.
     """
 
@@ -147,6 +152,7 @@ class NamedPlayerRow(Base):
     created: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     verdict: Mapped[str | None] = mapped_column(String(16))
     verdict_detail: Mapped[str | None] = mapped_column(Text)
+    kind: Mapped[str] = mapped_column(String(16), server_default="tuned")
 
 
 class LiveGameRow(Base):
@@ -167,3 +173,25 @@ class LiveGameRow(Base):
     error: Mapped[str | None] = mapped_column(Text)
     server_score: Mapped[float | None] = mapped_column(Float)
     updated: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class PositionLabelRow(Base):
+    """One label of one position: what a deeper search or a solver said of it, from the side to move.
+
+    ``position`` is the position's key (``harness.fitting.positions.position_key``: a digest of the state
+    the rules replay to, history included); ``label`` names the labeller in canonical form
+    (``search:<player spec>``, ``exact:<solver budget>``), so another labeller never reads these values.
+    ``value`` is in [0, 1] (1 a win for the side to move), NULL when the labeller does not reach the
+    position (the solver's budget); ``raw`` is the search's value in its evaluation units, when there is one.
+    """
+
+    __tablename__ = "position_labels"
+    __table_args__ = (UniqueConstraint("game", "label", "position"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game: Mapped[str] = mapped_column(String(64))
+    label: Mapped[str] = mapped_column(String(SPEC))
+    position: Mapped[str] = mapped_column(String(64))
+    value: Mapped[float | None] = mapped_column(Float)
+    raw: Mapped[float | None] = mapped_column(Float)
+    created: Mapped[datetime] = mapped_column(DateTime(timezone=True))

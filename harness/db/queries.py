@@ -172,9 +172,10 @@ def _aliases(session: Any) -> dict[str, tuple[str, str]]:
     A verdict is the study's (``better``, ``no gain``, ``worse``), ``unconfirmed`` for an alias without one.
     """
     aliases: dict[str, list[tuple[str, str]]] = {}
-    query = select(NamedPlayerRow.name, NamedPlayerRow.spec, NamedPlayerRow.verdict).order_by(NamedPlayerRow.name)
-    for name, spec, verdict in session.execute(query):
-        aliases.setdefault(spec, []).append((f"tuned:{name}", shown_verdict(verdict)))
+    query = (select(NamedPlayerRow.name, NamedPlayerRow.spec, NamedPlayerRow.verdict, NamedPlayerRow.kind)
+             .order_by(NamedPlayerRow.name))
+    for name, spec, verdict, kind in session.execute(query):
+        aliases.setdefault(spec, []).append((f"{kind}:{name}", shown_verdict(verdict)))
     return {spec: (",".join(name for name, _ in named), ",".join(verdict for _, verdict in named))
             for spec, named in aliases.items()}
 
@@ -260,14 +261,15 @@ def runs_document(database: Database, kind: str | None = None, game: str | None 
 def players_document(database: Database) -> dict[str, Any]:
     """The named players as the stable JSON document of ``harness players --json`` (docs/db.md).
 
-    One key per section (``tuned`` today), so other kinds of named players
-    can be added beside it without changing what a key means.
+    One key per kind of named player (``tuned``: studies'; ``fitted``:
+    ``harness fit``'s), so a kind can be added without changing what a key means.
     """
-    tuned = [{"name": f"tuned:{p.name}", "spec": p.spec, "game": p.game, "note": p.note,
-              "created": None if p.created is None else p.created.isoformat(),
-              "verdict": shown_verdict(p.verdict), "verdict_detail": p.detail}
-             for p in database.named_player_records()]
-    return {"format": PLAYERS_FORMAT, "tuned": tuned}
+    sections: dict[str, list[dict[str, Any]]] = {"tuned": [], "fitted": []}
+    for p in database.named_player_records():
+        sections[p.kind].append({"name": p.alias, "spec": p.spec, "game": p.game, "note": p.note,
+                                 "created": None if p.created is None else p.created.isoformat(),
+                                 "verdict": shown_verdict(p.verdict), "verdict_detail": p.detail})
+    return {"format": PLAYERS_FORMAT, **sections}
 
 
 def game_counts(database: Database) -> dict[str, int]:

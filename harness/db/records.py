@@ -53,7 +53,8 @@ class RunSummary:
 
 @dataclass(frozen=True)
 class NamedPlayerRecord:
-    """A ``tuned:<name>`` alias as stored: the spec it names, its game, where it came from, its verdict.
+    """A named player (``tuned:<name>``, ``fitted:<name>``) as stored: the spec it names, its game, where it
+    came from (``kind``, and in words ``note``), its verdict.
 
     ``verdict`` is one of ``harness.verdicts.VERDICTS``, or None for a player
     no confirmation stands behind (shown as unconfirmed); ``detail`` is the
@@ -67,6 +68,12 @@ class NamedPlayerRecord:
     created: datetime | None
     verdict: str | None = None
     detail: str = ""
+    kind: str = "tuned"
+
+    @property
+    def alias(self) -> str:
+        """The name as a player spec names it: ``<kind>:<name>``."""
+        return f"{self.kind}:{self.name}"
 
 
 @dataclass(frozen=True, kw_only=True)

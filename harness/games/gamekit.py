@@ -70,6 +70,12 @@ class GameSearch(Protocol):
 
     def rollout(self, rules: Any, state: Any, seed: int) -> tuple[str, float]: ...
 
+    def static_value(self, rules: Any, state: Any, weights: np.ndarray) -> float:
+        """The search's leaf evaluation of an open position for the side to move, in the search's units:
+        what ``harness fit`` regresses on labels. (A game with an exact solver also has ``solve(rules,
+        state, empties, nodes) -> "win" | "draw" | "loss" | None``, the mover's result; optional.)"""
+        ...
+
 
 @runtime_checkable
 class GameKit(Protocol):

@@ -380,13 +380,14 @@ def _opponents(path: str, value: Any, game: str, key: str = "opponent") -> tuple
     against several (a ladder's hardest rungs) they must hold against each.
     """
     from players import load as load_player
+    from players.named import is_named
     specs = [value] if isinstance(value, str) else value
     if (not isinstance(specs, list) or not specs or not all(isinstance(spec, str) for spec in specs)):
         raise _error(path, key, f"{value!r} is not a player spec or a non-empty list of them")
     if len(set(specs)) < len(specs):
         raise _error(path, key, "names an opponent twice")
     for spec in specs:
-        if not spec.startswith("tuned:"):  # named players are resolved by the database
+        if not is_named(spec):  # named players are resolved by the database
             try:
                 load_player(spec, game)
             except SpecError as error:

@@ -93,6 +93,17 @@ def search(rules: Rules, state: State, weights: np.ndarray, *, depth: int | None
     return SearchResult(best_action, float(best_value), reached, spent)
 
 
+def static_value(rules: Rules, state: State, weights: np.ndarray) -> float:
+    """The leaf evaluation for the side to move (what ``harness fit`` regresses)."""
+    return float(evaluate(state, weights))
+
+
+def solve(rules: Rules, state: State, empties: int = 9, nodes: int | None = None) -> str | None:
+    """The exact result for the side to move: the whole game tree is small enough to search to the end."""
+    value = _negamax(rules, state, MAX_DEPTH, -np.inf, np.inf, np.zeros(len(FEATURES)), [10**9], None)
+    return "win" if value > WIN / 2 else "loss" if value < -WIN / 2 else "draw"
+
+
 def rollout(rules: Rules, state: State, seed: int) -> tuple[str, float]:
     """A uniformly random playout to the end: (result, score) from the user's seat."""
     rng = random.Random(seed)

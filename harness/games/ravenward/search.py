@@ -852,6 +852,15 @@ def _rollout(st: np.ndarray, seed: int) -> int:
     return core.score(st)
 
 
+def static_value(rules: Rules, state: State, weights: np.ndarray) -> float:
+    """The evaluation of an open position for the side to move, without search: what ``harness fit`` regresses.
+
+    The search's own leaf evaluation (the King's side's view, negated for the ravens).
+    """
+    value = float(evaluate(to_array(state), np.ascontiguousarray(weights, dtype=np.float64)))
+    return value if state.side == 0 else -value
+
+
 def rollout(rules: Rules, state: State, seed: int) -> tuple[str, float]:
     """A seeded uniformly random playout to the end on the fast path.
 

@@ -557,6 +557,43 @@ def search(rules: Rules, state: State, weights: np.ndarray, *, depth: int | None
     return SearchResult(_action(best), best_value, reached, table.nodes)
 
 
+def static_value(rules: Rules, state: State, weights: np.ndarray) -> float:
+    """The evaluation of an open position for the side to move, without search: what ``harness fit`` regresses.
+
+    The search's own leaf evaluation (clipped as the search clips it), so a weight fitted here means
+    what it means inside the search.
+    """
+    player, opponent = state.mover_boards()
+    scratch = np.zeros(FEATURE_COUNT, dtype=np.float64)
+    return float(_evaluate(np.uint64(player), np.uint64(opponent),
+                           np.ascontiguousarray(weights, dtype=np.float64), scratch))
+
+
+def solve(rules: Rules, state: State, empties: int = DEFAULT_ENDGAME, nodes: int | None = None) -> str | None:
+    """The exact result for the side to move (``win``, ``draw`` or ``loss``) under perfect play, or None.
+
+    The endgame solver runs only with at most ``empties`` empty cells and, with ``nodes``, within that
+    many nodes; None when it does not reach (too many empty cells, or the budget ran out).
+    """
+    if rules.is_terminal(state):
+        player, opponent = state.mover_boards()
+        lead = player.bit_count() - opponent.bit_count()
+        return "win" if lead > 0 else "loss" if lead < 0 else "draw"
+    player, opponent = state.mover_boards()
+    if 64 - (player | opponent).bit_count() > empties:
+        return None
+    if state.legal == 0:  # the mover must pass: the opponent's result, seen from the other side
+        after = solve(rules, rules.apply(state, {"type": "pass"}), empties, nodes)
+        return None if after is None else {"win": "loss", "loss": "win", "draw": "draw"}[after]
+    root = [square for square in range(64) if state.legal >> square & 1]
+    weights = np.zeros(FEATURE_COUNT, dtype=np.float64)
+    value, _move, completed = _Table(_table_bits(None, nodes, None)).run(
+        player, opponent, EXACT_DEPTH, root, weights, int(nodes or 0), 0)
+    if not completed:
+        return None
+    return "win" if value > 0 else "loss" if value < 0 else "draw"
+
+
 def rollout(rules: Rules, state: State, seed: int) -> tuple[str, float]:
     """A seeded uniformly random playout to the end on the fast path: (Sun's result, documented score)."""
     if rules.is_terminal(state):

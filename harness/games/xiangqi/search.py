@@ -844,6 +844,16 @@ def material_deficit(rules: Rules, state: State) -> float:
     return max(0.0, -material(rules, state, state.side))
 
 
+def static_value(rules: Rules, state: State, weights: np.ndarray) -> float:
+    """The evaluation of an open position for the side to move in pawns, without search: what ``harness fit``
+    regresses (the search's own ``evaluate``, with the piece values the weights imply)."""
+    board, _slot, plist, _ = rules.position(state)
+    weights = np.ascontiguousarray(weights, dtype=np.float64)
+    moves = np.zeros(core.MAX_MOVES, dtype=np.int64)
+    return float(evaluate(board, plist, int(state.side), weights, piece_values(weights, SQUARES, CORRECTIONS),
+                          moves))
+
+
 def rollout(rules: Rules, state: State, seed: int) -> tuple[str, float]:
     """Random play to the end of the game on the fast path; the user's (result, score)."""
     if not rules.is_terminal(state):
