@@ -576,7 +576,7 @@ def studies(as_json: bool, db_url: str | None) -> None:
 @json_option("one JSON document (format in docs/db.md)")
 @db_option
 def players(as_json: bool, db_url: str | None) -> None:
-    """List the named players: each tuned:<name> alias with its game, its study's verdict and its full spec.
+    """List the named players: each tuned:<name> and fitted:<name> alias with its game, verdict and full spec.
 
     The verdict is the study's confirmation against its incumbent: better,
     no gain or worse, with its evidence; unconfirmed when none stands behind it.
@@ -611,6 +611,8 @@ def players(as_json: bool, db_url: str | None) -> None:
 PLAYER_SECTIONS = {
     "tuned": ("tuned players (use as --player tuned:<name>)",
               "no tuned players yet; harness tune saves the best weights of a study as tuned:<study>"),
+    "fitted": ("fitted players (use as --player fitted:<name>)",
+               "no fitted players yet; harness fit GAME --name NAME saves fitted weights as fitted:<name>"),
 }
 
 
@@ -753,6 +755,104 @@ def tune(study: str, trials: int | None, workers: int | None, address: str | Non
     if summary.outcome is not None:
         console.print(tuning_view.outcome_table(summary.outcome))
     return 0
+
+
+@cli.command()
+@click.argument("game")
+@click.option("--run", "runs", multiple=True, metavar="RUN", help="Only matches of this run (id or name; repeat).")
+@click.option("--study", "studies", multiple=True, metavar="STUDY",
+              help="Only matches of this study's runs: trials, race, confirmation (repeat).")
+@click.option("--player", "players", multiple=True, metavar="SPEC",
+              help="Only matches this player played (a spec, tuned:<name> or fitted:<name>; repeat).")
+@click.option("--opponent", "opponents", multiple=True, metavar="SPEC", help="Only matches against this opponent (repeat).")
+@click.option("--from", "files", multiple=True, type=click.Path(dir_okay=False), metavar="FILE",
+              help="Read the matches from this harness export file instead of the database (repeat).")
+@click.option("--positions", type=int, default=None, metavar="N",
+              help="At most N positions, a seeded sample of every distinct one [default: all].")
+@click.option("--label", type=click.Choice(["result", "search", "exact"]), default="result", show_default=True,
+              help="What a position is worth: the game's result, a deeper search (--label-player), or the "
+                   "exact solver's value where it reaches.")
+@click.option("--label-player", default=None, metavar="SPEC",
+              help="The searching player of --label search, e.g. strong:nodes=2000000 or alphabeta:depth=8.")
+@click.option("--base", default="strong", show_default=True, metavar="SPEC",
+              help="The player whose weights are fitted, its other settings kept (strong: its alpha-beta form).")
+@click.option("--fixed", multiple=True, metavar="WEIGHT", help="Hold this weight at its default (repeat).")
+@click.option("--holdout", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.2,
+              show_default=True, help="Share of the positions held out of the fit, to measure it on.")
+@click.option("--seed", type=int, callback=stored_integer, default=0, show_default=True,
+              help="Seed of the sample of positions and of the held-out split.")
+@click.option("--name", default=None, metavar="NAME", help="Save the result as the named player fitted:NAME.")
+@workers_option
+@address_option
+@json_option("one JSON line (format harness.fit/1 in docs/tuning.md)")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar on stderr.")
+@db_option
+def fit(game: str, runs: tuple[str, ...], studies: tuple[str, ...], players: tuple[str, ...],
+        opponents: tuple[str, ...], files: tuple[str, ...], positions: int | None, label: str,
+        label_player: str | None, base: str, fixed: tuple[str, ...], holdout: float, seed: int, name: str | None,
+        workers: int | None, address: str | None, as_json: bool, quiet: bool, db_url: str | None) -> int:
+    """Fit GAME's evaluation weights to labelled positions of recorded games; save them as fitted:NAME.
+
+    Positions come from recorded matches (every one of GAME, or those of
+    --run, --study, --player, --opponent), or from harness export files, both
+    sides to move, deduplicated. Each is labelled (--label), searches on the
+    Ray pool, every label stored in the database: a refit pays no search,
+    and Ctrl-C keeps what was labelled (the same command resumes). The fit
+    minimises the logistic loss of sigmoid(eval / scale) against the labels
+    and prints the held-out loss before (default weights) and after.
+
+    \b
+    Examples:
+      harness fit totality --positions 5000 --name totality-results
+      harness fit totality --label exact --study demo-totality --name totality-exact
+      harness fit ravenward --label search --label-player alphabeta:depth=6 --positions 2000 --workers 2
+      harness fit xiangqi --from textbook.jsonl --label search --label-player strong:nodes=2000000 --json
+      harness play totality --player fitted:totality-results --opponent gbot
+    """
+    import json
+
+    from harness.dbsource import DatabaseSource
+    from harness.fitting.driver import FitRequest, run_fit
+    from harness.fitting.positions import MatchFilter
+    request = FitRequest(game, MatchFilter(runs, studies, players, opponents), files, label, label_player, positions,
+                         seed, holdout, name, base, fixed, workers, address)
+    with DatabaseSource(db_url) as source, fit_progress(quiet) as progress:
+        report = run_fit(request, source, progress=progress)
+    if report.interrupted:
+        click.echo(f"harness: fit interrupted; {report.labelled} labels kept, the same command resumes", err=True)
+        return 130
+    if as_json:
+        click.echo(json.dumps(report.to_dict()))
+        return 0
+    result = report.result
+    assert result is not None
+    rows = [[weight, f"{result.defaults[weight]:g}", f"{value:g}", "held" if weight in result.held else ""]
+            for weight, value in result.weights.items()]
+    print_table(f"{report.game}: weights fitted to {report.label} labels", ["weight", "default", "fitted", ""], rows)
+    click.echo(f"positions: {report.positions} from {report.matches} matches, {report.labelled} labelled; "
+               f"{result.train_positions} fitted, {result.heldout_positions} held out")
+    click.echo(f"held-out loss: {result.loss_before:.4f} at the defaults -> {result.loss_after:.4f} fitted "
+               f"(scale {result.scale:.4g})")
+    click.echo(f"time: labels {report.label_seconds:.1f}s, fit {result.seconds:.1f}s")
+    click.echo(f"spec: {report.spec}" + (f", saved as {report.saved}" if report.saved else ""))
+    return 0
+
+
+@contextlib.contextmanager
+def fit_progress(quiet: bool) -> Iterator[Callable[[int, int], None] | None]:
+    """A progress bar on stderr over the positions labelled (None with ``quiet``)."""
+    if quiet:
+        yield None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeRemainingColumn
+    from harness.console import LoggedProgress
+    with LoggedProgress(TextColumn("labelling"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                        console=output_console(stderr=True), transient=True) as progress:
+        task = progress.add_task("labelling", total=None)
+
+        def show(done: int, total: int) -> None:
+            progress.update(task, completed=done, total=total)
+        yield show
 
 
 def resume_command(study: str, options: dict[str, Any]) -> str:

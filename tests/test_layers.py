@@ -51,7 +51,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("live: clients of the live servers, the emulator",
      ("harness.live",)),
     ("drivers and views: tournaments, tuning, series, reports, the web view",
-     ("harness.tournament", "harness.strength", "harness.tuning", "harness.series", "harness.report", "harness.web",
+     ("harness.tournament", "harness.strength", "harness.tuning", "harness.fitting", "harness.series", "harness.report", "harness.web",
       "harness.tuning_view", "harness.dbsource")),
     ("cli: click commands and their shared options",
      ("harness.cli", "harness.cli_options")),
