@@ -84,7 +84,7 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
 
 
 def fit_weights(game: str, states: Sequence[tuple[Any, Any]], labels: Sequence[float], *,
-                holdout: float = 0.2, seed: int = 0, fixed: Sequence[str] = (),
+                holdout: float = 0.2, seed: int = 0, fixed: Sequence[str] = (), scale: float | None = None,
                 evaluate: Callable[[Any, Any, np.ndarray], float] | None = None) -> FitResult:
     """Fit ``game``'s evaluation weights to labelled positions.
 
@@ -95,6 +95,7 @@ def fit_weights(game: str, states: Sequence[tuple[Any, Any]], labels: Sequence[f
         holdout: the share of positions kept out of the fit and measured on.
         seed: chooses the held-out positions.
         fixed: weights held at their defaults.
+        scale: hold the scale at this value instead of fitting it (labels known to be on a scale).
         evaluate: the evaluation (``static_value(rules, state, weights)``); default the game's.
 
     Raises:
@@ -129,7 +130,8 @@ def fit_weights(game: str, states: Sequence[tuple[Any, Any]], labels: Sequence[f
         return np.array([evaluate(*states[i], weights) for i in indices])
 
     at_defaults = values(train, defaults)
-    scale = _fit_scale(at_defaults, y[train], kit(game).eval_scale)
+    if scale is None:
+        scale = _fit_scale(at_defaults, y[train], kit(game).eval_scale)
     weights, held = defaults.copy(), set()
     for round_number in range(ROUNDS):
         base = at_defaults if round_number == 0 else values(train, weights)

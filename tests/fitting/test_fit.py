@@ -1,0 +1,216 @@
+"""harness fit: labels on hand-built positions, a fit that recovers known weights, held-out loss, resume, bad input.
+
+Real code throughout: the rules and searches of Totality, a SQLite database in
+a temporary directory, a real local Ray cluster for the labelling pool.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+
+import numpy as np
+import pytest
+
+from harness.cli import main
+from harness.db import open_database
+from harness.fitting.fit import fit_weights, logistic_loss
+from harness.fitting.labels import Labeller, label_positions, make_labeller, search_value
+from harness.fitting.positions import Position, extract_positions, position_key, replay_position
+from harness.games import kit, load
+from harness.games.totality import search as totality_search
+from harness.results import MatchResult
+from players import load as load_player
+from players.features import weight_vector
+
+
+def random_game(seed: int, plies: int | None = None) -> list[dict]:
+    """The actions of a seeded random Totality game (to its end, or ``plies`` long)."""
+    rules, rng = load("totality"), random.Random(seed)
+    state, actions = rules.initial_state(), []
+    while not rules.is_terminal(state) and (plies is None or len(actions) < plies):
+        action = rng.choice(rules.legal_actions(state))
+        actions.append(action)
+        state = rules.apply(state, action)
+    return actions
+
+
+def match(actions: list[dict], outcome: str, seed: int = 0, opening_plies: int = 0) -> MatchResult:
+    return MatchResult(game="totality", player="greedy", opponent="random", seed=seed, outcome=outcome,
+                       reason="test", score=0.0, counters={}, actions=actions, plies=len(actions),
+                       duration_s=0.0, player_s=0.0, opponent_s=0.0, key=f"k{seed}", opening_plies=opening_plies)
+
+
+def exact_result(rules, state) -> float:
+    """The side to move's result by plain minimax over the rules (1, 0.5, 0): the solver's independent check."""
+    if rules.is_terminal(state):
+        mover = rules.to_move(state)
+        sun, moon = state.sun.bit_count(), state.moon.bit_count()
+        lead = (sun - moon) if mover == rules.user_side else (moon - sun)
+        return 1.0 if lead > 0 else 0.0 if lead < 0 else 0.5
+    best = 0.0
+    for action in rules.legal_actions(state):
+        after = rules.apply(state, action)
+        value = exact_result(rules, after)
+        same_mover = not rules.is_terminal(after) and rules.to_move(after) == rules.to_move(state)
+        best = max(best, value if same_mover else 1.0 - value)
+    return best
+
+
+def test_result_labels_are_each_positions_mean_result_from_its_side_to_move():
+    actions = random_game(1, plies=6)
+    # the same six plies (cut short) in two games: the user (Sun) won one and drew the other
+    positions = extract_positions("totality", [match(actions, "win", 0), match(actions, "draw", 1)])
+    rules = load("totality")
+    assert len(positions) == 7 and all(p.games == 2 for p in positions)  # the start and six plies on
+    for position in positions:
+        _, state = replay_position("totality", position)
+        sun_to_move = rules.to_move(state) == rules.user_side
+        assert position.result == pytest.approx(0.75 if sun_to_move else 0.25)
+        assert position.key == position_key("totality", state)
+
+
+def test_opening_plies_and_the_final_position_are_skipped_and_a_sample_is_seeded():
+    actions = random_game(2)
+    every = extract_positions("totality", [match(actions, "loss", opening_plies=4)])
+    assert len(every) == len(actions) - 4  # from ply 4 up to the last open position
+    assert all(len(p.actions) >= 4 for p in every)
+    assert extract_positions("totality", [match(actions, "loss")], limit=10, seed=3) == \
+        extract_positions("totality", [match(actions, "loss")], limit=10, seed=3)
+
+
+def test_exact_labels_agree_with_plain_minimax_and_are_missing_where_the_solver_does_not_reach():
+    from harness.fitting.labels import label_batch
+    rules = load("totality")
+    batch = []
+    for seed in range(6):
+        actions = random_game(100 + seed)
+        cut = max(0, len(actions) - 5)  # about five empty cells left: minimax over the rules is quick
+        batch.append((f"end{seed}", tuple(actions[:cut])))
+    batch.append(("start", ()))
+    labelled = dict((key, value) for key, value, _ in label_batch(("totality", Labeller("exact"), batch)))
+    assert labelled.pop("start") is None
+    for key, actions in batch[:-1]:
+        _, state = replay_position("totality", Position(key, actions, 0.0, 0))
+        if not rules.is_terminal(state):
+            assert labelled[key] == exact_result(rules, state), key
+
+
+def test_search_labels_are_the_search_players_value_through_the_games_logistic_scale():
+    from harness.fitting.labels import label_batch
+    actions = tuple(random_game(7, plies=20))
+    rules, state = replay_position("totality", Position("p", actions, 0.0, 0))
+    player = load_player("alphabeta:depth=2", "totality")
+    player.reset(0)
+    value = player.search(rules, state).value
+    [(key, label, raw)] = label_batch(("totality", make_labeller("search", "totality", "alphabeta:depth=2"),
+                                       [("p", actions)]))
+    assert raw == value and label == pytest.approx(1 / (1 + math.exp(-value / kit("totality").eval_scale)))
+    assert search_value(1e9, 50.0) == pytest.approx(1.0) and search_value(-1e9, 50.0) == pytest.approx(0.0)
+
+
+def synthetic_positions(count: int) -> list[tuple]:
+    rules, seen, states = load("totality"), set(), []
+    for seed in range(200):
+        state = rules.initial_state()
+        for action in random_game(seed):
+            state = rules.apply(state, action)
+            if not rules.is_terminal(state) and state.legal and state not in seen:
+                seen.add(state)
+                states.append((rules, state))
+        if len(states) >= count:
+            return states[:count]
+    return states
+
+
+def test_a_fit_on_positions_labelled_by_known_weights_recovers_them_and_lowers_the_held_out_loss():
+    states = synthetic_positions(400)
+    truth = {"mobility": 18.0, "corners": 40.0, "stability": 4.0, "frontier": -6.0}
+    scale = 60.0
+    labels = [1 / (1 + math.exp(-totality_search.static_value(r, s, weight_vector("totality", truth)) / scale))
+              for r, s in states]
+    fixed = [name for name in kit("totality").features if name not in truth]
+    result = fit_weights("totality", states, labels, holdout=0.25, seed=1, fixed=fixed, scale=scale)
+    for name, value in truth.items():
+        assert result.weights[name] == pytest.approx(value, abs=0.05 * (abs(value) + 1)), name
+    assert result.heldout_positions == 100 and result.train_positions == 300
+    assert result.loss_after < result.loss_before
+    assert all(result.weights[name] == result.defaults[name] for name in fixed)
+
+
+def test_the_scale_is_fitted_when_the_labels_come_from_the_default_weights():
+    states = synthetic_positions(300)
+    defaults = weight_vector("totality")
+    labels = [1 / (1 + math.exp(-totality_search.static_value(r, s, defaults) / 80.0)) for r, s in states]
+    result = fit_weights("totality", states, labels, seed=2, fixed=list(kit("totality").features))
+    assert result.scale == pytest.approx(80.0, rel=0.02)
+    values = np.array([totality_search.static_value(r, s, defaults) for r, s in states])
+    assert logistic_loss(values, np.array(labels), 80.0) <= logistic_loss(values, np.array(labels), 40.0)
+
+
+@pytest.fixture
+def database(tmp_path):
+    url = f"sqlite:///{tmp_path / 'fit.db'}"
+    with open_database(url) as db:
+        yield url, db
+
+
+def test_labelling_on_the_ray_pool_stores_every_label_and_a_resumed_run_searches_only_the_rest(ray_cluster,
+                                                                                               database):
+    from harness.cluster import Pool
+    url, db = database
+    positions = extract_positions("totality", [match(random_game(seed), "win", seed) for seed in range(2)],
+                                  limit=40, seed=0)
+    labeller = make_labeller("search", "totality", "alphabeta:depth=2")
+    calls: list[tuple[int, int]] = []
+    with Pool(workers=2) as pool:
+        first = label_positions("totality", positions[:15], labeller, database=db, pool=pool)  # then a stop
+        assert len(db.labels("totality", labeller.name, [p.key for p in positions])) == 15
+        again = label_positions("totality", positions, labeller, database=db, pool=pool,
+                                progress=lambda done, total: calls.append((done, total)))
+    assert calls[0] == (15, 40) and calls[-1] == (40, 40)  # the stored 15 were not searched again
+    assert {key: again[key] for key in first} == first
+    with Pool(workers=2) as pool:  # labelled from scratch: the same values
+        fresh = label_positions("totality", positions, Labeller("search", labeller.player),
+                                database=open_database(url.replace("fit.db", "fresh.db")), pool=pool)
+    assert fresh == again
+
+
+def run(argv: list[str], capsys) -> tuple[int, str, str]:
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_harness_fit_prints_held_out_loss_and_saves_a_fitted_player_usable_as_a_spec(database, capsys):
+    url, db = database
+    run_id = db.start_run("tournament", "totality", {})
+    db.record_many(run_id, [match(random_game(seed), ("win", "loss", "draw")[seed % 3], seed) for seed in range(8)])
+    code, out, err = run(["fit", "totality", "--db", url, "--positions", "200", "--name", "mine", "--json"], capsys)
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["format"] == "harness.fit/1" and report["positions"] == 200 and report["player"] == "fitted:mine"
+    assert report["heldout_positions"] == 40 and report["loss_before"] > 0 and report["loss_after"] > 0
+    assert db.resolve_spec("fitted:mine") == report["spec"]
+    assert load_player(db.resolve_spec("fitted:mine"), "totality").weights == report["weights"]
+    code, out, err = run(["players", "--db", url, "--json"], capsys)
+    assert [p["name"] for p in json.loads(out)["fitted"]] == ["fitted:mine"]
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["fit", "nogame"], "unknown game"),
+    (["fit", "totality", "--label", "search"], "--label-player"),
+    (["fit", "totality", "--label", "exact", "--label-player", "strong"], "--label-player"),
+    (["fit", "ravenward", "--label", "exact"], "no exact solver"),
+    (["fit", "totality", "--fixed", "bogus"], "not a feature"),
+    (["fit", "totality", "--positions", "3"], "--positions"),
+    (["fit", "totality", "--name", "bad name"], "--name"),
+    (["fit", "totality", "--from", "x.jsonl", "--run", "1"], "--from"),
+    (["fit", "totality", "--run", "99"], "no run"),
+    (["fit", "totality", "--holdout", "1.5"], "--holdout"),
+])
+def test_bad_input_is_one_line_with_exit_code_2(argv, words, database, capsys):
+    url, _ = database
+    code, out, err = run(argv + ["--db", url], capsys)
+    assert code == 2 and words in err and len(err.strip().splitlines()) == 1 and out == ""
