@@ -110,6 +110,22 @@ def _has_unquoted_at(url: str) -> bool:
     return authority.count("@") > 1
 
 
+def check_player_name(name: str, parameter: str | None = None) -> str:
+    """``name`` unchanged when it may name a player (``tuned:<name>``, ``fitted:<name>``).
+
+    Args:
+        parameter: the caller's parameter that gave the name, for the message (a CLI writes it as its flag).
+
+    Raises:
+        InvalidInput: not letters, digits, ``_ . -`` (at most 200, starting with a letter or digit).
+    """
+    if not NAME_PATTERN.match(name):
+        raise InvalidInput(f"player {parameter or 'name'} {name!r} is not valid; use letters, digits, '_', '.', "
+                           "'-' (at most 200, starting with a letter or digit)",
+                           parameters=(parameter,) if parameter else ())
+    return name
+
+
 def default_url() -> str:
     """``$HARNESS_DB`` when set, else a SQLite file ``harness.db`` in the working directory."""
     return os.environ.get("HARNESS_DB") or DEFAULT_URL
@@ -735,9 +751,7 @@ class Database:
             InvalidInput: a name that is not letters, digits, ``_ . -``, an
                 unknown verdict or kind, or a name the other kind holds.
         """
-        if not NAME_PATTERN.match(name):
-            raise InvalidInput(f"player name {name!r} is not valid; use letters, digits, '_', '.', '-' "
-                               "(at most 200, starting with a letter or digit)")
+        check_player_name(name)
         if kind not in NAMED_KINDS:
             raise InvalidInput(f"unknown kind of named player {kind!r}; valid: {', '.join(NAMED_KINDS)}")
         values = dict(spec=spec, game=game, note=note, verdict=check_verdict(verdict), verdict_detail=detail or None)

@@ -109,7 +109,7 @@ def check_request(request: FitRequest) -> Labeller:
     Raises:
         InvalidInput / SpecError: bad input, with the option to blame named.
     """
-    from harness.db.database import NAME_PATTERN
+    from harness.db.database import check_player_name
     kit(request.game)  # UnknownGame for a game that is not registered
     parse_spec(request.game)
     if request.files and (request.chosen.runs or request.chosen.studies):
@@ -117,9 +117,8 @@ def check_request(request: FitRequest) -> Labeller:
                            parameters=("files", "runs", "studies"))
     if request.positions is not None and request.positions < 10:
         raise InvalidInput(f"positions must be at least 10, not {request.positions}", parameters=("positions",))
-    if request.name is not None and not NAME_PATTERN.match(request.name):
-        raise InvalidInput(f"name {request.name!r} is not valid; use letters, digits, '_', '.', '-' "
-                           "(at most 200, starting with a letter or digit)", parameters=("name",))
+    if request.name is not None:
+        check_player_name(request.name, "name")
     features = kit(request.game).features
     for weight in request.fixed:
         if weight not in features:
