@@ -20,6 +20,8 @@ import random
 from functools import cache
 from pathlib import Path
 
+import numpy as np
+
 import players
 from harness.games import load
 from harness.games.gamekit import SearchResult
@@ -28,6 +30,7 @@ from harness.games.xiangqi.search import MAX_PLY, WIN, search
 from players.base import Limits
 from players.features import weight_vector
 from players.uci import MATE_CP, action_to_move, parse_info, position_reader
+from tests.scripts import script_module
 
 SUITE = json.loads((Path(__file__).parent / "xiangqi.json").read_text())
 POSITIONS = SUITE["positions"]
@@ -200,3 +203,26 @@ def test_the_search_before_exact_mates_missed_wins_the_suite_finds():
                         techniques=search_module.PRUNED_TECHNIQUES)
         missed += _judge(position, result, depth) is not None
     assert missed == 72
+
+
+def test_the_searchs_proofs_agree_with_the_generators_full_width_prover():
+    """``exact_mates`` prunes only where ``_holds`` proves that a side does not lose within the depth; it must
+    say so exactly when the script's prover (every move of both sides, nothing pruned) does, up to
+    ``PROOF_DEPTH``, also in positions a move into each line (where the losses are)."""
+    with script_module("tactics/xiangqi") as script:
+        tables = search_module._tables()
+        move_buf, proofs = tables[0], tables[-1]
+        info = np.zeros(3, dtype=np.int64)
+        checked, lost = 0, 0
+        for position in random.Random(45).sample(POSITIONS, 60):
+            state = _state(position["fen"])
+            for after in [state] + [RULES.apply(state, move) for move in position["moves"][:2]]:
+                if after.ranks is not None:
+                    continue
+                for depth in range(1, search_module.PROOF_DEPTH + 1):
+                    proofs[:] = 0
+                    held = search_module._holds(*RULES.position(after), move_buf, proofs, info, 0, depth, False)
+                    truth = not script.Prover(RULES, after).loses_within(depth)
+                    assert held == truth, (RULES.to_fen(after), depth)
+                    checked, lost = checked + 1, lost + (not truth)
+        assert checked > 500 and lost > 50
