@@ -141,8 +141,7 @@ LMP_DEPTH = 3           # late-move pruning: this close to the horizon or closer
 LMP_BASE = 4            # ... quiet moves after the first LMP_BASE + depth * depth are not searched
 PROOF_DEPTH = 5         # exact_mates: a side is proven to hold this many plies at most (_holds) ...
 PROOF_SLOTS = 1 << 16   # ... and the proofs are kept in a table of this many entries
-EXACT_LMP_DEPTH = 2     # exact_mates: late-move pruning only this close to the horizon (further, a proof a
-                        # move cost more time than the pruning saved)
+EXACT_LMP_DEPTH = 2     # exact_mates: late-move pruning this close to the horizon (a proof a move, further)
 # techniques, as bits of ``techniques`` (each can be turned on or off to measure it)
 PVS, LMR, NULL_MOVE, QUIESCENCE, ASPIRATE, KEEP_PV, ORDERING, CHECK_EXTENSION, CAPTURE_PRUNING, DEEP_LMR, \
     FUTILITY, LAZY_EVAL, ADAPTIVE_NULL, STATIC_NULL, LATE_MOVE_PRUNING, QUIESCENCE_CHECKS, EXACT_MATES = \
@@ -816,7 +815,9 @@ def negamax(board, slot_of, plist, st, depth, alpha, beta, ply, weights, values,
     search (moves after the first get a null window first), late-move
     reductions (quiet late moves a ply shallower first), null-move pruning
     (pass, search shallower; cut if still at least beta), quiescence at the
-    horizon, killer and history ordering, and a table that keeps the PV.
+    horizon, killer and history ordering, and a table that keeps the PV;
+    with ``EXACT_MATES`` none of them may hide a forced result within
+    ``depth`` (the module docstring; ``proofs`` is its table of ``_holds``).
     """
     side = st[SIDE]
     if plist[side * 16] == 0:
