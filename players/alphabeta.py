@@ -40,7 +40,8 @@ class AlphaBetaPlayer(Player):
                                             "those that gained in a paired match (the game's DEFAULT_TECHNIQUES). "
                                             "Ravenward's pvs, lmr, quiescence, aspiration, keep_pv, partial; Chinese "
                                             "chess's also null_move, ordering, check_extension, deep_lmr, "
-                                            "adaptive_null, static_null, late_move_pruning and (candidates) "
+                                            "adaptive_null, static_null, late_move_pruning, exact_mates and "
+                                            "(candidates) "
                                             "capture_pruning, futility, lazy_eval, quiescence_checks; "
                                             "Totality's pvs, aspiration, keep_pv; for measuring what each gains"),
         "behind": Param(float, None, "search extend times the budget (nodes, or the spec's own time) when the "
