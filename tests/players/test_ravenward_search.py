@@ -27,9 +27,9 @@ def placed(king, defenders=(), ravens=(), side=0, ply=None):
     return make_state((king, *defenders, *ravens), side=side, ply=ply, moves=(ply + 1) // 2)
 
 
-def run(state, **limits):
+def run(state, weights=WEIGHTS, **limits):
     limits.setdefault("seed", 0)
-    return search_module.search(RULES, state, WEIGHTS, depth=limits.pop("depth", None),
+    return search_module.search(RULES, state, weights, depth=limits.pop("depth", None),
                                 nodes=limits.pop("nodes", None), deadline=limits.pop("deadline", None),
                                 **limits)
 
@@ -112,6 +112,20 @@ def test_alphabeta_prefers_the_better_paying_win():
         result = run(state, depth=2, seed=seed)
         assert result.action == {"type": "move", "from": 21, "to": 0}
         assert result.value == search_module.WIN + RULES.score(RULES.apply(state, result.action))
+
+
+def test_no_open_position_passes_for_a_win_whatever_the_weights_in_their_ranges():
+    # Every weight at the top of its declared range (a tuner may sample it): the features alone value the
+    # position after 30 -> 34 at 1115, which the search reported as a win in one although no move wins now.
+    highest = np.array([max(feature.high, 0.0) for feature in FEATURES.values()])
+    highest[search_module.W_DRAW_CONTEMPT] = 0.0
+    state = placed(30, [19, 46, 25], [2, 35, 41, 28], ply=32)
+    children = [RULES.apply(state, a) for a in RULES.legal_actions(state)]
+    assert not any(RULES.is_terminal(child) for child in children)
+    assert max(search_module.evaluate(to_array(child), highest) for child in children) > search_module.WIN
+    for techniques in (0, search_module.DEFAULT_TECHNIQUES):
+        result = run(state, depth=1, techniques=techniques, weights=highest)
+        assert result.value <= search_module.EVALUATION_BOUND < search_module.WIN
 
 
 def test_the_ravens_prefer_the_lowest_kings_score():

@@ -14,7 +14,10 @@ its score less 40 plus the ``draw_contempt`` weight, a loss -1000 plus its
 score, so every win beats every draw and every draw every loss, the King's
 side prefers the better-paying win (faster, more defenders, more ravens
 taken) and the ravens the lowest King's score. Open positions are valued by
-the weighted features of ``harness.games.ravenward.features``.
+the weighted features of ``harness.games.ravenward.features``, held within
++-``EVALUATION_BOUND`` (900) so that no open position passes for a decided
+one: the features alone reach past 1100 with weights inside their declared
+ranges, and a search with such weights claimed wins that were not there.
 
 Ties between equally valued root moves are broken by the seed: the root
 moves are shuffled with it before the (stable) ordering, and the first of
@@ -60,6 +63,11 @@ GBOT_EVALS: dict[str, dict[str, float]] = {
 MAX_DEPTH = 64
 TT_BITS = 18
 WIN = 1000.0
+# An open position is valued inside +-EVALUATION_BOUND, below every decided value: a win is worth at
+# least WIN + 100, a loss at most -WIN + 24, a draw between -80 and 64. The weighted features alone are
+# not bounded so: with weights inside their declared ranges (a tuner samples them) they pass 1100, and
+# an open position would then pass for a forced win, or beat one.
+EVALUATION_BOUND = 900.0
 INFINITY = 1e9
 EXACT, LOWER, UPPER = 0, 1, 2
 
@@ -420,6 +428,12 @@ def evaluate(st: np.ndarray, weights: np.ndarray) -> float:
             + weights[W_MOVES_PLAYED] * st[core.MOVES])
 
 
+@njit(cache=True, inline="always")
+def open_value(st: np.ndarray, weights: np.ndarray) -> float:
+    """The search's value of an open position for the King's side: ``evaluate`` within +-EVALUATION_BOUND."""
+    return min(max(evaluate(st, weights), -EVALUATION_BOUND), EVALUATION_BOUND)
+
+
 @njit(cache=True)
 def _captures(st: np.ndarray, move: int) -> int:
     """How many pieces ``move`` captures (for ordering); an escape counts as 10.
@@ -579,7 +593,7 @@ def _negamax(st, depth, alpha, beta, side, weights, moves, keys, undos, killers,
                 continue
             first = ply * core.MAX_MOVES
             if f_depth[ply] <= 0:
-                value = evaluate(st, weights)
+                value = open_value(st, weights)
                 value = value if f_side[ply] == 0 else -value
                 if not quiescence or value >= f_beta[ply] or f_depth[ply] <= -QUIESCENCE_PLIES \
                         or ply >= size - 2:
