@@ -154,11 +154,26 @@ def test_every_technique_finds_the_forced_escape_and_the_kings_capture(technique
     assert RULES.outcome(RULES.apply(capture, result.action)) == ("loss", "king_captured")
 
 
+# A forced win in five plies (the reference's exhaustive search finds 190 points) that late-move
+# reductions hid: with pvs+lmr the search saw a reduced King's move only four plies deep and valued the
+# position at 223.8, an open one.
+WIN_IN_FIVE_BEHIND_A_REDUCTION = placed(11, [4, 45, 30], [18, 1], ply=14)
+
+
+@pytest.mark.parametrize("techniques", TECHNIQUE_SETS + [search_module.LMR, search_module.PVS | search_module.LMR])
+def test_no_technique_hides_a_forced_win_inside_the_depth(techniques):
+    plain = run(WIN_IN_FIVE_BEHIND_A_REDUCTION, depth=5, techniques=0)
+    assert plain.value == search_module.WIN + 190
+    result = run(WIN_IN_FIVE_BEHIND_A_REDUCTION, depth=5, techniques=techniques)
+    assert result.value == plain.value
+
+
 def test_node_counts_of_fixed_searches_are_golden():
     # Deliberate numbers: a change to the search or the evaluation that changes them must say why.
     state = RULES.initial_state()
     assert [run(state, depth=d, seed=0, techniques=0).nodes for d in (3, 4, 5)] == [1790, 7125, 62445]
-    assert [run(state, depth=d, seed=0).nodes for d in (3, 4, 5)] == [1332, 3871, 9771]
+    # one reduction at most on a path, and the horizon below one settles the moves that win now
+    assert [run(state, depth=d, seed=0).nodes for d in (3, 4, 5)] == [1332, 3909, 10240]
     assert run(state, nodes=20000, seed=1).depth == 5
 
 
