@@ -25,8 +25,11 @@ no win that is not forced; with no technique its value is the exact minimax
 of the d-ply tree. Values are absolute (the score counts the King's moves, and
 the table's key holds the ply), so no mate-distance correction is needed
 between the table and the root; among equally paying wins the root keeps the
-first searched, an escape or capture now before a quiet move. What keeps the
-techniques exact:
+first searched, an escape or capture now before a quiet move. A later win
+that pays more (a raven taken on the way, once the speed bonus is spent) is
+preferred to an escape now when it is forced: the score's reading, not a
+miss (an escape reported as missed at depth 4 and deeper was such a win).
+What keeps the techniques exact:
 
 - quiescence: the side to move stands pat or captures, so a proven value
   below the horizon always comes from moves really played;
@@ -40,6 +43,11 @@ techniques exact:
   back where a win can need it: a forced win of L <= d plies through a reduced
   move ends at the latest on that horizon;
 - an open position is worth less than any decided one (``EVALUATION_BOUND``).
+
+One known limit: the table's key does not hold the history of earlier
+positions, so a draw by repetition found below a position could be reused
+where a different history makes it no repetition (no such case was seen in
+the checks against exhaustive search, repetition-heavy games included).
 
 Ties between equally valued root moves are broken by the seed: the root
 moves are shuffled with it before the (stable) ordering, and the first of
