@@ -306,11 +306,14 @@ def test_the_reported_case_a_later_win_that_pays_more_is_forced_and_rightly_pref
 
 def test_a_win_in_five_that_a_reduction_once_hid_is_found_by_every_technique():
     """King on 11 (190 points in five plies, none in three, by the reference): with pvs+lmr the search saw the
-    reduced King's move only four plies deep and valued the position at 223.8, an open one."""
+    reduced King's move only four plies deep and valued the position at 223.8, an open one. Without
+    ``exact_lmr`` (the search of before, kept so that stored games replay) it still does."""
     state = RULES.state_from_json({"king": 11, "defenders": [4, 45, 30, -1], "ravens": [18, 1, -1, -1, -1, -1, -1, -1],
                                    "side": 0, "ply": 14, "moves": 7, "reason": None, "history": []})
     assert reference().forced(state, 0, 3) is None
     assert reference().forces(state, 0, 5, 190) and not reference().forces(state, 0, 5, 191)
-    for techniques in ("pvs", "pvs+lmr", "lmr", "all", "none"):
+    for techniques in ("pvs", "pvs+lmr+exact_lmr", "lmr+exact_lmr", "all", "none"):
         result = search(RULES, state, WEIGHTS, depth=5, seed=0, techniques=technique_bits(NAMED_TECHNIQUES, techniques))
         assert result.value == WIN + 190, (techniques, result)
+    loose = search(RULES, state, WEIGHTS, depth=5, seed=0, techniques=technique_bits(NAMED_TECHNIQUES, "pvs+lmr"))
+    assert loose.value < WIN

@@ -35,7 +35,8 @@ What keeps the techniques exact:
   below the horizon always comes from moves really played;
 - late-move reductions take one ply from a quiet move, and a win one ply
   short of the full depth would hide behind it (with no quiescence, 10 of 200
-  seeded wins in five plies were missed). So a path holds one reduction at
+  seeded wins in five plies were missed). So (``exact_lmr``, a default
+  technique; without it the search of before) a path holds one reduction at
   most, below a reduced move the table cuts off only with entries searched
   with none (an entry holding its own reduction would make a second), and the
   horizon below a reduced move settles the moves that win at once (escape,
@@ -580,11 +581,15 @@ EPSILON = 1e-6          # the width of a null window (values are sums of weights
 QUIESCENCE_PLIES = 6    # captures searched beyond the horizon at most
 ASPIRATION = 20.0       # half-width of the root's first window around the last iteration's value
 # techniques, as bits of ``techniques`` (DEFAULT_TECHNIQUES unless told; each can be turned off to measure it)
-PVS, LMR, QUIESCENCE, ASPIRATE, KEEP_PV, PARTIAL = 1, 2, 4, 8, 16, 32
-ALL_TECHNIQUES = PVS | LMR | QUIESCENCE | ASPIRATE | KEEP_PV | PARTIAL
+PVS, LMR, QUIESCENCE, ASPIRATE, KEEP_PV, PARTIAL, EXACT_LMR = 1, 2, 4, 8, 16, 32, 64
+ALL_TECHNIQUES = PVS | LMR | QUIESCENCE | ASPIRATE | KEEP_PV | PARTIAL | EXACT_LMR
 TECHNIQUES = {"pvs": PVS, "lmr": LMR, "quiescence": QUIESCENCE, "aspiration": ASPIRATE, "keep_pv": KEEP_PV,
-              "partial": PARTIAL}
-# what ``alphabeta`` (and ``strong``) uses: every technique, each kept for a paired gain (docs/players.md)
+              "partial": PARTIAL, "exact_lmr": EXACT_LMR}
+# what ``alphabeta`` (and ``strong``) uses: every technique, each kept for a paired gain (docs/players.md).
+# ``exact_lmr`` (one reduction a path, the horizon below it settling wins at once) joined without a match:
+# a search that hides a forced win inside its depth is wrong, whatever it gains. Without it the search is
+# the one of before (``LOOSE_TECHNIQUES``), so games stored then still replay under their explicit spec.
+LOOSE_TECHNIQUES = PVS | LMR | QUIESCENCE | ASPIRATE | KEEP_PV | PARTIAL
 DEFAULT_TECHNIQUES = ALL_TECHNIQUES
 LMR_DEPTH = 3           # reduce late quiet moves only this far from the horizon or more
 LMR_AFTER = 3           # ... after this many moves of the node
@@ -644,6 +649,7 @@ def _negamax(st, depth, alpha, beta, side, weights, moves, keys, undos, killers,
     lmr = (techniques & LMR) != 0
     quiescence = (techniques & QUIESCENCE) != 0
     keep_pv = (techniques & KEEP_PV) != 0
+    exact_lmr = (techniques & EXACT_LMR) != 0
     ply = 1
     f_depth[1] = depth
     f_alpha[1] = alpha
@@ -745,7 +751,7 @@ def _negamax(st, depth, alpha, beta, side, weights, moves, keys, undos, killers,
                     stage = 1
                     child_depth -= 1
             f_stage[ply] = stage
-            f_reduced[ply + 1] = 1 if stage == 1 else f_reduced[ply]
+            f_reduced[ply + 1] = 1 if stage == 1 and exact_lmr else f_reduced[ply]
             f_depth[ply + 1] = child_depth
             if stage == 0:
                 f_alpha[ply + 1] = -f_beta[ply]
