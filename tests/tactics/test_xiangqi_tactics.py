@@ -150,7 +150,7 @@ def test_fixed_depth_searches_are_exact_to_their_depth():
 def test_the_alphabeta_player_finds_the_wins_at_its_default_depth():
     player = players.load("alphabeta", game="xiangqi")
     player.reset(7)
-    assert player.params["depth"] == 4
+    assert player.search(RULES, RULES.initial_state()).depth == 4
     wrong = []
     for position in POSITIONS:
         problem = _judge(position, player.search(RULES, _state(position["fen"])), 4)
