@@ -165,7 +165,7 @@ def _sample(kind: str) -> list[dict]:
 
 def test_strong_at_its_node_budget_finds_every_win_and_avoids_the_losses():
     """``strong`` stops at a mate within its depth, so every win is searched; a sample of the rest, which
-    take the whole budget (1,250,000 nodes, four times that when behind)."""
+    take the whole budget (5,000,000 nodes, four times that when behind)."""
     player = players.load("strong", game="xiangqi")
     player.reset(3)
     wrong = []
