@@ -135,7 +135,8 @@ def test_the_ravens_prefer_the_lowest_kings_score():
     assert RULES.outcome(RULES.apply(state, result.action)) == ("loss", "king_captured")
 
 
-TECHNIQUE_SETS = [0, search_module.PVS, search_module.PVS | search_module.LMR, search_module.QUIESCENCE,
+TECHNIQUE_SETS = [0, search_module.PVS, search_module.PVS | search_module.LMR | search_module.EXACT_LMR,
+                  search_module.QUIESCENCE,
                   search_module.ASPIRATE | search_module.KEEP_PV, search_module.ALL_TECHNIQUES]
 
 
@@ -156,16 +157,24 @@ def test_every_technique_finds_the_forced_escape_and_the_kings_capture(technique
 
 # A forced win in five plies (the reference's exhaustive search finds 190 points) that late-move
 # reductions hid: with pvs+lmr the search saw a reduced King's move only four plies deep and valued the
-# position at 223.8, an open one.
+# position at 223.8, an open one. ``exact_lmr`` keeps it found; without it (the search of before, kept so
+# that stored games replay) the reduction still hides it.
 WIN_IN_FIVE_BEHIND_A_REDUCTION = placed(11, [4, 45, 30], [18, 1], ply=14)
+EXACT_LMR_SETS = [search_module.LMR | search_module.EXACT_LMR,
+                  search_module.PVS | search_module.LMR | search_module.EXACT_LMR]
 
 
-@pytest.mark.parametrize("techniques", TECHNIQUE_SETS + [search_module.LMR, search_module.PVS | search_module.LMR])
+@pytest.mark.parametrize("techniques", TECHNIQUE_SETS + EXACT_LMR_SETS)
 def test_no_technique_hides_a_forced_win_inside_the_depth(techniques):
     plain = run(WIN_IN_FIVE_BEHIND_A_REDUCTION, depth=5, techniques=0)
     assert plain.value == search_module.WIN + 190
     result = run(WIN_IN_FIVE_BEHIND_A_REDUCTION, depth=5, techniques=techniques)
     assert result.value == plain.value
+
+
+def test_without_exact_lmr_a_reduction_hides_the_win_as_before():
+    loose = run(WIN_IN_FIVE_BEHIND_A_REDUCTION, depth=5, techniques=search_module.PVS | search_module.LMR)
+    assert loose.value == 223.8
 
 
 def test_node_counts_of_fixed_searches_are_golden():
