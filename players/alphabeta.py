@@ -7,6 +7,7 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 from harness.errors import SpecError
 from harness.games import Action, Rules, State
@@ -15,6 +16,9 @@ from players.base import Limits, Param, Player
 from players.features import weight_vector
 
 
+# The depth of a search bounded by nothing else; a node or time budget lifts the cap to the game's own, so
+# that ``alphabeta:time=2`` searches as deep as two seconds allow (a depth of 4 had capped it).
+FIXED_DEPTH = 4
 # The parameters that only decide when a move is searched longer (``budget``).
 BUDGET_RULES = ("behind", "extend")
 
@@ -30,7 +34,8 @@ class AlphaBetaPlayer(Player):
     kind = "alphabeta"
     TAKES_WEIGHTS = True
     PARAMS = {
-        "depth": Param(int, 4, "maximum search depth in plies", minimum=1),
+        "depth": Param(int, None, f"maximum search depth in plies; default {FIXED_DEPTH}, or no cap but the "
+                                  "game's own when nodes or time bounds the search", minimum=1),
         "nodes": Param(int, None, "node budget per move (deterministic)", minimum=1),
         "time": Param(float, None, "seconds per move (live play only)", minimum=0.0),
         "endgame": Param(int, None, "solve exactly once at most this many cells are empty "
@@ -38,9 +43,10 @@ class AlphaBetaPlayer(Player):
                          minimum=0),
         "techniques": Param(str, "default", "search techniques to use, joined by +, or all or none; default: "
                                             "those that gained in a paired match (the game's DEFAULT_TECHNIQUES). "
-                                            "Ravenward's pvs, lmr, quiescence, aspiration, keep_pv, partial; Chinese "
+                                            "Ravenward's pvs, lmr, quiescence, aspiration, keep_pv, partial, exact_lmr; Chinese "
                                             "chess's also null_move, ordering, check_extension, deep_lmr, "
-                                            "adaptive_null, static_null, late_move_pruning and (candidates) "
+                                            "adaptive_null, static_null, late_move_pruning, exact_mates and "
+                                            "(candidates) "
                                             "capture_pruning, futility, lazy_eval, quiescence_checks; "
                                             "Totality's pvs, aspiration, keep_pv; for measuring what each gains"),
         "behind": Param(float, None, "search extend times the budget (nodes, or the spec's own time) when the "
@@ -51,6 +57,12 @@ class AlphaBetaPlayer(Player):
                                   "games, never another strength (a study searching it alone is a provable "
                                   "null, scripts/bench_tuner.py)", minimum=0),
     }
+
+    def __init__(self, params: dict[str, Any] | None = None,
+                 weights: dict[str, float] | None = None) -> None:
+        super().__init__(params, weights)
+        if self.params["depth"] == FIXED_DEPTH and self.params["nodes"] is None and self.params["time"] is None:
+            self.params["depth"] = None  # the same search as no depth: one canonical spec, ``alphabeta``
 
     def reset(self, seed: int) -> None:
         """Start a new match; ``tiebreak`` (0: the match seed as is) salts the seed of the tie-breaks."""

@@ -103,6 +103,7 @@ class UCIEngine:
         self.process = EngineProcess(argv)
         self.name = ""
         self.last = ""  # the line that ended the last wait (``bestmove ...``)
+        self.info_lines: list[str] = []  # the ``info`` lines of the last search (a reader may want more of them)
         self.options: dict[str, str] = {}  # option name -> its ``option name ...`` line
         self.process.send("uci")
         for line in self._lines_until("uciok", timeout):
@@ -145,9 +146,10 @@ class UCIEngine:
         self.process.send(f"position fen {fen}" + (" moves " + " ".join(moves) if moves else ""))
         self.process.send(go)
         info: dict[str, int] = {}
-        for line in self._lines_until("bestmove", timeout, prefix=True):
-            if line.startswith("info "):
-                info.update(parse_info(line))
+        self.info_lines = [line for line in self._lines_until("bestmove", timeout, prefix=True)
+                           if line.startswith("info ")]
+        for line in self.info_lines:
+            info.update(parse_info(line))
         return self.last.split()[1] if len(self.last.split()) > 1 else "", info
 
     def close(self) -> None:
@@ -170,7 +172,8 @@ class UCIEngine:
 
 def position_reader(command: str) -> UCIEngine:
     """One engine with one thread and a small table, for reading stored positions one at a time (the
-    analysis scripts: ``scripts/judge_games.py``, ``scripts/fit_xiangqi_eval.py``).
+    analysis scripts: ``scripts/judge_games.py``, ``scripts/fit_xiangqi_eval.py``,
+    ``scripts/tactics/xiangqi.py``, and the tactics tests).
 
     Raises:
         SpecError: a command ``shlex`` cannot split.

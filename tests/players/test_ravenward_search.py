@@ -27,9 +27,9 @@ def placed(king, defenders=(), ravens=(), side=0, ply=None):
     return make_state((king, *defenders, *ravens), side=side, ply=ply, moves=(ply + 1) // 2)
 
 
-def run(state, **limits):
+def run(state, weights=WEIGHTS, **limits):
     limits.setdefault("seed", 0)
-    return search_module.search(RULES, state, WEIGHTS, depth=limits.pop("depth", None),
+    return search_module.search(RULES, state, weights, depth=limits.pop("depth", None),
                                 nodes=limits.pop("nodes", None), deadline=limits.pop("deadline", None),
                                 **limits)
 
@@ -114,6 +114,20 @@ def test_alphabeta_prefers_the_better_paying_win():
         assert result.value == search_module.WIN + RULES.score(RULES.apply(state, result.action))
 
 
+def test_no_open_position_passes_for_a_win_whatever_the_weights_in_their_ranges():
+    # Every weight at the top of its declared range (a tuner may sample it): the features alone value the
+    # position after 30 -> 34 at 1115, which the search reported as a win in one although no move wins now.
+    highest = np.array([max(feature.high, 0.0) for feature in FEATURES.values()])
+    highest[search_module.W_DRAW_CONTEMPT] = 0.0
+    state = placed(30, [19, 46, 25], [2, 35, 41, 28], ply=32)
+    children = [RULES.apply(state, a) for a in RULES.legal_actions(state)]
+    assert not any(RULES.is_terminal(child) for child in children)
+    assert max(search_module.evaluate(to_array(child), highest) for child in children) > search_module.WIN
+    for techniques in (0, search_module.DEFAULT_TECHNIQUES):
+        result = run(state, depth=1, techniques=techniques, weights=highest)
+        assert result.value <= search_module.EVALUATION_BOUND < search_module.WIN
+
+
 def test_the_ravens_prefer_the_lowest_kings_score():
     # the ravens can capture the King now (31 -> 17 pinches him against raven 15)
     state = placed(16, [40], [15, 31, 46], side=1)
@@ -121,7 +135,8 @@ def test_the_ravens_prefer_the_lowest_kings_score():
     assert RULES.outcome(RULES.apply(state, result.action)) == ("loss", "king_captured")
 
 
-TECHNIQUE_SETS = [0, search_module.PVS, search_module.PVS | search_module.LMR, search_module.QUIESCENCE,
+TECHNIQUE_SETS = [0, search_module.PVS, search_module.PVS | search_module.LMR | search_module.EXACT_LMR,
+                  search_module.QUIESCENCE,
                   search_module.ASPIRATE | search_module.KEEP_PV, search_module.ALL_TECHNIQUES]
 
 
@@ -140,11 +155,34 @@ def test_every_technique_finds_the_forced_escape_and_the_kings_capture(technique
     assert RULES.outcome(RULES.apply(capture, result.action)) == ("loss", "king_captured")
 
 
+# A forced win in five plies (the reference's exhaustive search finds 190 points) that late-move
+# reductions hid: with pvs+lmr the search saw a reduced King's move only four plies deep and valued the
+# position at 223.8, an open one. ``exact_lmr`` keeps it found; without it (the search of before, kept so
+# that stored games replay) the reduction still hides it.
+WIN_IN_FIVE_BEHIND_A_REDUCTION = placed(11, [4, 45, 30], [18, 1], ply=14)
+EXACT_LMR_SETS = [search_module.LMR | search_module.EXACT_LMR,
+                  search_module.PVS | search_module.LMR | search_module.EXACT_LMR]
+
+
+@pytest.mark.parametrize("techniques", TECHNIQUE_SETS + EXACT_LMR_SETS)
+def test_no_technique_hides_a_forced_win_inside_the_depth(techniques):
+    plain = run(WIN_IN_FIVE_BEHIND_A_REDUCTION, depth=5, techniques=0)
+    assert plain.value == search_module.WIN + 190
+    result = run(WIN_IN_FIVE_BEHIND_A_REDUCTION, depth=5, techniques=techniques)
+    assert result.value == plain.value
+
+
+def test_without_exact_lmr_a_reduction_hides_the_win_as_before():
+    loose = run(WIN_IN_FIVE_BEHIND_A_REDUCTION, depth=5, techniques=search_module.PVS | search_module.LMR)
+    assert loose.value == 223.8
+
+
 def test_node_counts_of_fixed_searches_are_golden():
     # Deliberate numbers: a change to the search or the evaluation that changes them must say why.
     state = RULES.initial_state()
     assert [run(state, depth=d, seed=0, techniques=0).nodes for d in (3, 4, 5)] == [1790, 7125, 62445]
-    assert [run(state, depth=d, seed=0).nodes for d in (3, 4, 5)] == [1332, 3871, 9771]
+    # one reduction at most on a path, and the horizon below one settles the moves that win now
+    assert [run(state, depth=d, seed=0).nodes for d in (3, 4, 5)] == [1332, 3909, 10240]
     assert run(state, nodes=20000, seed=1).depth == 5
 
 

@@ -51,9 +51,22 @@ def test_every_spec_round_trips_through_its_canonical_form(spec):
 
 
 def test_canonical_spec_sorts_parameters_and_weights_and_drops_defaults():
-    player = players.load("alphabeta: w.zeta = 1.50 , time=2,depth=4 ,w.alpha=3.0")
-    assert player.spec == "alphabeta:time=2,w.alpha=3,w.zeta=1.5"
+    player = players.load("alphabeta: w.zeta = 1.50 , time=2,depth=8 ,w.alpha=3.0")
+    assert player.spec == "alphabeta:depth=8,time=2,w.alpha=3,w.zeta=1.5"
     assert players.load("mcts:iterations=1000").spec == "mcts"
+    assert players.load("alphabeta:depth=4").spec == "alphabeta"
+
+
+def test_a_node_or_time_budget_lifts_alphabetas_depth_cap_and_a_depth_given_keeps_it():
+    """`alphabeta:time=2` once searched only four plies deep (the default depth still applied)."""
+    from harness.games import load as load_game
+    rules = load_game("totality")
+    state = rules.initial_state()
+    bounded = players.load("alphabeta:nodes=20000", "totality").search(rules, state)
+    capped = players.load("alphabeta:depth=4,nodes=20000", "totality").search(rules, state)
+    plain = players.load("alphabeta", "totality").search(rules, state)
+    assert players.load("alphabeta:depth=4,nodes=20000").spec == "alphabeta:depth=4,nodes=20000"
+    assert capped.depth == plain.depth == 4 < bounded.depth
 
 
 @pytest.mark.parametrize("bare, full", [

@@ -306,7 +306,8 @@ def test_node_counts_of_fixed_searches_are_golden():
     """Deterministic counts: the plain search (the stand-ins') is exactly the search before the
     techniques and the new features; every technique at the textbook weights prunes far more, and the
     fitted defaults search their own tree (the base techniques as before, the extension adds, the
-    default's pruning trio prunes)."""
+    pruning trio prunes, and exact_mates searches more to keep forced wins within the depth, its proofs'
+    positions counted as nodes)."""
     start = RULES.initial_state()
     plain = search_module.TECHNIQUES["quiescence"] | search_module.TECHNIQUES["ordering"]
     before = weight_vector("xiangqi", search_module.GBOT_EVALS["default"])
@@ -316,14 +317,17 @@ def test_node_counts_of_fixed_searches_are_golden():
     before_pruning = search_module.EXTENDED_TECHNIQUES   # the default before the pruning trio
     assert [search(RULES, start, WEIGHTS, depth=d, seed=0, techniques=before_pruning).nodes
             for d in (3, 4)] == [3130, 14497]
-    assert [search(RULES, start, WEIGHTS, depth=d, seed=0).nodes for d in (3, 4)] == [1612, 4478]
+    pruned = search_module.PRUNED_TECHNIQUES   # the default before exact_mates
+    assert [search(RULES, start, WEIGHTS, depth=d, seed=0, techniques=pruned).nodes for d in (3, 4)] == [1612, 4478]
+    assert [search(RULES, start, WEIGHTS, depth=d, seed=0).nodes for d in (3, 4)] == [1612, 5239]
     # the corrections weighted (they are 0 by default, and at 0 the counts above are those of before them)
     corrected = weight_vector("xiangqi", defaults("xiangqi") | {
         "early_squares": 1.0, "late_squares": 1.0, "attack_squares": 1.0})
     assert [search(RULES, start, corrected, depth=d, seed=0, techniques=base).nodes for d in (3, 4)] == [3513, 14409]
     assert [search(RULES, start, corrected, depth=d, seed=0, techniques=before_pruning).nodes
             for d in (3, 4)] == [3513, 14261]
-    assert [search(RULES, start, corrected, depth=d, seed=0).nodes for d in (3, 4)] == [1964, 4469]
+    assert [search(RULES, start, corrected, depth=d, seed=0, techniques=pruned).nodes for d in (3, 4)] == [1964, 4469]
+    assert [search(RULES, start, corrected, depth=d, seed=0).nodes for d in (3, 4)] == [1964, 4840]
     assert [search(RULES, start, TEXTBOOK_WEIGHTS, depth=d, seed=0, techniques=base).nodes
             for d in (3, 4)] == [5648, 25647]
     extended = base | search_module.CHECK_EXTENSION
@@ -349,8 +353,10 @@ def test_node_counts_of_fixed_searches_are_golden():
     assert [search(RULES, start, TEXTBOOK_WEIGHTS, depth=d, seed=0, techniques=quiescence_checks).nodes
             for d in (3, 4)] == [5854, 27384]
     every = search_module.ALL_TECHNIQUES
-    assert [search(RULES, start, TEXTBOOK_WEIGHTS, depth=d, seed=0, techniques=every).nodes for d in (3, 4)] == [1295, 4748]
-    before_checks = every & ~search_module.QUIESCENCE_CHECKS   # every technique as before quiescence_checks
+    assert [search(RULES, start, TEXTBOOK_WEIGHTS, depth=d, seed=0, techniques=every).nodes for d in (3, 4)] == [1295, 5934]
+    inexact = every & ~search_module.EXACT_MATES   # every technique as before exact_mates
+    assert [search(RULES, start, TEXTBOOK_WEIGHTS, depth=d, seed=0, techniques=inexact).nodes for d in (3, 4)] == [1295, 4748]
+    before_checks = inexact & ~search_module.QUIESCENCE_CHECKS   # every technique as before quiescence_checks
     assert [search(RULES, start, TEXTBOOK_WEIGHTS, depth=d, seed=0, techniques=before_checks).nodes
             for d in (3, 4)] == [1247, 4543]
 
@@ -361,8 +367,9 @@ def test_the_check_extension_sees_a_mate_in_two_at_depth_two():
     state = RULES.from_fen(MATE_IN_TWO)
     base = search_module.BASE_TECHNIQUES
     assert search_module.EXTENDED_TECHNIQUES == base | search_module.CHECK_EXTENSION | search_module.DEEP_LMR
-    assert search_module.DEFAULT_TECHNIQUES == search_module.EXTENDED_TECHNIQUES | search_module.ADAPTIVE_NULL \
+    assert search_module.PRUNED_TECHNIQUES == search_module.EXTENDED_TECHNIQUES | search_module.ADAPTIVE_NULL \
         | search_module.STATIC_NULL | search_module.LATE_MOVE_PRUNING
+    assert search_module.DEFAULT_TECHNIQUES == search_module.PRUNED_TECHNIQUES | search_module.EXACT_MATES
     assert search(RULES, state, WEIGHTS, depth=2, seed=0, techniques=base).value < WIN - 64
     extended = search(RULES, state, WEIGHTS, depth=2, seed=0)
     assert extended.value == pytest.approx(WIN - 3) and extended.action in RULES.legal_actions(state)
@@ -495,7 +502,7 @@ def test_techniques_are_chosen_by_name_in_the_spec():
     with pytest.raises(SpecError,
                        match="valid: default, all, none, pvs, lmr, null_move, quiescence, aspiration, keep_pv, "
                              "ordering, check_extension, capture_pruning, deep_lmr, futility, lazy_eval, adaptive_null, "
-                             "static_null, late_move_pruning"):
+                             "static_null, late_move_pruning, quiescence_checks, exact_mates"):
         players.load("alphabeta:techniques=nosuch", game="xiangqi").choose(RULES, RULES.initial_state())
     bot = players.load("gbot:depth=4,eval=default", game="xiangqi")
     assert bot.settings(RULES)["techniques"] == search_module.PLAIN   # the stand-ins keep the plain search

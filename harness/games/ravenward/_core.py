@@ -201,6 +201,12 @@ def generate(st: np.ndarray, out: np.ndarray) -> int:
 
 
 @njit(cache=True)
+def count_moves(st: np.ndarray, side: int, limit: int) -> int:
+    """The number of legal moves ``side`` has, counted up to ``limit`` at most."""
+    return _scan(st, side, st[:0], limit)
+
+
+@njit(cache=True)
 def has_move(st: np.ndarray, side: int) -> bool:
     """Whether ``side`` has any legal move (step 7), without listing them."""
     return _scan(st, side, st[:0], 1) > 0

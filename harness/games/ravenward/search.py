@@ -14,7 +14,41 @@ its score less 40 plus the ``draw_contempt`` weight, a loss -1000 plus its
 score, so every win beats every draw and every draw every loss, the King's
 side prefers the better-paying win (faster, more defenders, more ravens
 taken) and the ravens the lowest King's score. Open positions are valued by
-the weighted features of ``harness.games.ravenward.features``.
+the weighted features of ``harness.games.ravenward.features``, held within
++-``EVALUATION_BOUND`` (900) so that no open position passes for a decided
+one: the features alone reach past 1100 with weights inside their declared
+ranges, and a search with such weights claimed wins that were not there.
+
+Exact to the depth. A search of nominal depth d finds every forced win (and
+sees every forced loss) within d plies, at its best-paying value, and claims
+no win that is not forced; with no technique its value is the exact minimax
+of the d-ply tree. Values are absolute (the score counts the King's moves, and
+the table's key holds the ply), so no mate-distance correction is needed
+between the table and the root; among equally paying wins the root keeps the
+first searched, an escape or capture now before a quiet move. A later win
+that pays more (a raven taken on the way, once the speed bonus is spent) is
+preferred to an escape now when it is forced: the score's reading, not a
+miss (an escape reported as missed at depth 4 and deeper was such a win).
+What keeps the techniques exact:
+
+- quiescence: the side to move stands pat or captures, so a proven value
+  below the horizon always comes from moves really played;
+- late-move reductions take one ply from a quiet move, and a win one ply
+  short of the full depth would hide behind it (with no quiescence, 10 of 200
+  seeded wins in five plies were missed). So (``exact_lmr``, a default
+  technique; without it the search of before) a path holds one reduction at
+  most, below a reduced move the table cuts off only with entries searched
+  with none (an entry holding its own reduction would make a second), and the
+  horizon below a reduced move settles the moves that win at once (escape,
+  the King's capture, the opponent left without a move), which gives the ply
+  back where a win can need it: a forced win of L <= d plies through a reduced
+  move ends at the latest on that horizon;
+- an open position is worth less than any decided one (``EVALUATION_BOUND``).
+
+One known limit: the table's key does not hold the history of earlier
+positions, so a draw by repetition found below a position could be reused
+where a different history makes it no repetition (no such case was seen in
+the checks against exhaustive search, repetition-heavy games included).
 
 Ties between equally valued root moves are broken by the seed: the root
 moves are shuffled with it before the (stable) ordering, and the first of
@@ -60,6 +94,11 @@ GBOT_EVALS: dict[str, dict[str, float]] = {
 MAX_DEPTH = 64
 TT_BITS = 18
 WIN = 1000.0
+# An open position is valued inside +-EVALUATION_BOUND, below every decided value: a win is worth at
+# least WIN + 100, a loss at most -WIN + 24, a draw between -80 and 64. The weighted features alone are
+# not bounded so: with weights inside their declared ranges (a tuner samples them) they pass 1100, and
+# an open position would then pass for a forced win, or beat one.
+EVALUATION_BOUND = 900.0
 INFINITY = 1e9
 EXACT, LOWER, UPPER = 0, 1, 2
 
@@ -420,6 +459,12 @@ def evaluate(st: np.ndarray, weights: np.ndarray) -> float:
             + weights[W_MOVES_PLAYED] * st[core.MOVES])
 
 
+@njit(cache=True, inline="always")
+def open_value(st: np.ndarray, weights: np.ndarray) -> float:
+    """The search's value of an open position for the King's side: ``evaluate`` within +-EVALUATION_BOUND."""
+    return min(max(evaluate(st, weights), -EVALUATION_BOUND), EVALUATION_BOUND)
+
+
 @njit(cache=True)
 def _captures(st: np.ndarray, move: int) -> int:
     """How many pieces ``move`` captures (for ordering); an escape counts as 10.
@@ -440,6 +485,39 @@ def _captures(st: np.ndarray, move: int) -> int:
         if core.pinched(st, target, side, direction) >= 0:
             count += 1
     return count
+
+
+@njit(cache=True)
+def _wins_now(st: np.ndarray, move: int, undo: np.ndarray, quiet_may_stall: bool) -> bool:
+    """Whether ``move`` ends the game at once in its mover's favour: an escape, the King's capture, or
+    the opponent left without a legal move (step 7).
+
+    A move that captures nothing takes at most 24 moves from the opponent (it blocks the one square it
+    lands on, at most six squares on each of its four lines), so only when the opponent has at most 24
+    (``quiet_may_stall``) is a quiet move played out to see whether it stalls the opponent.
+    """
+    origin = move >> 6
+    target = move & 63
+    side = core.side_of(st[origin])
+    if side == 0 and st[origin] == 0 and IS_CORNER[target] == 1:
+        return True
+    captures = 0
+    for direction in range(4):
+        cell = core.pinched(st, target, side, direction)
+        if cell >= 0:
+            if st[cell] == 0:
+                return True
+            captures += 1
+    if captures == 0 and not quiet_may_stall:
+        return False
+    core.make(st, move, undo)
+    status = st[core.STATUS]
+    core.unmake(st, undo)
+    return status == core.END_RAVENS_NO_MOVES or status == core.END_KING_SIDE_NO_MOVES
+
+
+# A move that captures nothing takes at most this many legal moves from the opponent (``_wins_now``).
+QUIET_STALL_LIMIT = 24
 
 
 @njit(cache=True)
@@ -480,13 +558,17 @@ def _pick(moves, keys, first, i, count):
 
 
 @njit(cache=True)
-def _probe(tt_entry, tt_value, key, slot, age, depth, alpha, beta):
-    """(table move or -1, cut-off value or NaN) for one position."""
+def _probe(tt_entry, tt_value, key, slot, age, depth, alpha, beta, reduced):
+    """(table move or -1, cut-off value or NaN) for one position.
+
+    Below a reduced move (``reduced``) only an entry searched with no reduction inside cuts off: an
+    entry of an unreduced path may hold a reduction of its own, and two on one path lose two plies.
+    """
     data = tt_entry[slot, 1]
-    if tt_entry[slot, 0] != key or (data >> 21) != age:
+    if tt_entry[slot, 0] != key or (data >> 22) != age:
         return -1, np.nan
     move = data & 4095
-    if (data >> 12) & 127 >= depth:
+    if (data >> 12) & 127 >= depth and (not reduced or (data >> 21) & 1 == 1):
         value = tt_value[slot]
         flag = (data >> 19) & 3
         if flag == EXACT or (flag == LOWER and value >= beta) or (flag == UPPER and value <= alpha):
@@ -499,28 +581,35 @@ EPSILON = 1e-6          # the width of a null window (values are sums of weights
 QUIESCENCE_PLIES = 6    # captures searched beyond the horizon at most
 ASPIRATION = 20.0       # half-width of the root's first window around the last iteration's value
 # techniques, as bits of ``techniques`` (DEFAULT_TECHNIQUES unless told; each can be turned off to measure it)
-PVS, LMR, QUIESCENCE, ASPIRATE, KEEP_PV, PARTIAL = 1, 2, 4, 8, 16, 32
-ALL_TECHNIQUES = PVS | LMR | QUIESCENCE | ASPIRATE | KEEP_PV | PARTIAL
+PVS, LMR, QUIESCENCE, ASPIRATE, KEEP_PV, PARTIAL, EXACT_LMR = 1, 2, 4, 8, 16, 32, 64
+ALL_TECHNIQUES = PVS | LMR | QUIESCENCE | ASPIRATE | KEEP_PV | PARTIAL | EXACT_LMR
 TECHNIQUES = {"pvs": PVS, "lmr": LMR, "quiescence": QUIESCENCE, "aspiration": ASPIRATE, "keep_pv": KEEP_PV,
-              "partial": PARTIAL}
-# what ``alphabeta`` (and ``strong``) uses: every technique, each kept for a paired gain (docs/players.md)
+              "partial": PARTIAL, "exact_lmr": EXACT_LMR}
+# what ``alphabeta`` (and ``strong``) uses: every technique, each kept for a paired gain (docs/players.md).
+# ``exact_lmr`` (one reduction a path, the horizon below it settling wins at once) joined without a match:
+# a search that hides a forced win inside its depth is wrong, whatever it gains. Without it the search is
+# the one of before (``LOOSE_TECHNIQUES``), so games stored then still replay under their explicit spec.
+LOOSE_TECHNIQUES = PVS | LMR | QUIESCENCE | ASPIRATE | KEEP_PV | PARTIAL
 DEFAULT_TECHNIQUES = ALL_TECHNIQUES
 LMR_DEPTH = 3           # reduce late quiet moves only this far from the horizon or more
 LMR_AFTER = 3           # ... after this many moves of the node
 
 
 @njit(cache=True)
-def _store(tt_entry, tt_value, key, age, flag, depth, move, value, keep_pv):
+def _store(tt_entry, tt_value, key, age, flag, depth, move, value, keep_pv, unreduced):
     """Write a table entry; with ``keep_pv`` an exact entry of this search is only replaced by a
-    deeper or exact one, so the principal variation survives the null-window searches."""
+    deeper or exact one, so the principal variation survives the null-window searches.
+
+    ``unreduced``: the entry was searched below a reduced move, so with no reduction inside it.
+    """
     slot = key & ((1 << TT_BITS) - 1)
     if keep_pv:
         data = tt_entry[slot, 1]
-        if (data >> 21) == age and ((data >> 19) & 3) == EXACT and flag != EXACT and \
+        if (data >> 22) == age and ((data >> 19) & 3) == EXACT and flag != EXACT and \
                 ((data >> 12) & 127) > depth:
             return
     tt_entry[slot, 0] = key
-    tt_entry[slot, 1] = (age << 21) | (flag << 19) | (min(depth, 127) << 12) | move
+    tt_entry[slot, 1] = (age << 22) | (unreduced << 21) | (flag << 19) | (min(depth, 127) << 12) | move
     tt_value[slot] = value
 
 
@@ -536,9 +625,11 @@ def _negamax(st, depth, alpha, beta, side, weights, moves, keys, undos, killers,
     Techniques (bits of ``techniques``): principal-variation search (every
     move after the first gets a null window first and a full one only if it
     may be better), late-move reductions (quiet late moves searched a ply
-    shallower first, again at full depth if they beat alpha), quiescence (at
-    the horizon: the evaluation or a capture or escape, whichever is better,
-    up to ``QUIESCENCE_PLIES`` captures deep) and a table that keeps the PV.
+    shallower first, again at full depth if they beat alpha; one at most on a
+    path, and the horizon below one settles the moves that win at once: see
+    the module docstring), quiescence (at the horizon: the evaluation or a
+    capture or escape, whichever is better, up to ``QUIESCENCE_PLIES`` captures
+    deep) and a table that keeps the PV.
     """
     size = MAX_DEPTH + QUIESCENCE_PLIES + 2
     f_depth = np.empty(size, dtype=np.int64)
@@ -553,10 +644,12 @@ def _negamax(st, depth, alpha, beta, side, weights, moves, keys, undos, killers,
     f_side = np.empty(size, dtype=np.int64)
     f_stage = np.zeros(size, dtype=np.int64)    # how the current child is searched: 0 full, 1 null
                                                  # window reduced, 2 null window, 3 full after a null
+    f_reduced = np.zeros(size, dtype=np.int64)  # 1 below a reduced move: no second reduction on the path
     pvs = (techniques & PVS) != 0
     lmr = (techniques & LMR) != 0
     quiescence = (techniques & QUIESCENCE) != 0
     keep_pv = (techniques & KEEP_PV) != 0
+    exact_lmr = (techniques & EXACT_LMR) != 0
     ply = 1
     f_depth[1] = depth
     f_alpha[1] = alpha
@@ -579,18 +672,26 @@ def _negamax(st, depth, alpha, beta, side, weights, moves, keys, undos, killers,
                 continue
             first = ply * core.MAX_MOVES
             if f_depth[ply] <= 0:
-                value = evaluate(st, weights)
+                value = open_value(st, weights)
                 value = value if f_side[ply] == 0 else -value
-                if not quiescence or value >= f_beta[ply] or f_depth[ply] <= -QUIESCENCE_PLIES \
+                # below a reduced move the horizon gives back the ply the reduction took, for the moves
+                # that win at once; quiescence adds the captures (an escape and the King's capture among them)
+                settle = f_reduced[ply] == 1 and f_depth[ply] == 0
+                if (not quiescence and not settle) or value >= f_beta[ply] or f_depth[ply] <= -QUIESCENCE_PLIES \
                         or ply >= size - 2:
                     mode = RETURN
                     continue
-                # quiescence: stand pat, or one of the captures (an escape counts as one)
                 count = core.generate(st, moves[first:first + core.MAX_MOVES])
+                quiet_may_stall = settle and core.count_moves(st, 1 - f_side[ply], QUIET_STALL_LIMIT + 1) \
+                    <= QUIET_STALL_LIMIT
                 kept = 0
                 for i in range(count):
                     m = moves[first + i]
-                    c = _captures(st, m)
+                    c = _captures(st, m) if quiescence else 0
+                    # (with quiescence the captures hold every escape and King's capture already)
+                    if c == 0 and settle and (quiet_may_stall or not quiescence) \
+                            and _wins_now(st, m, undos[ply], quiet_may_stall):
+                        c = 10
                     if c > 0:
                         moves[first + kept] = m
                         keys[first + kept] = c
@@ -611,7 +712,7 @@ def _negamax(st, depth, alpha, beta, side, weights, moves, keys, undos, killers,
             key = st[core.HASH] ^ PLY_KEYS[st[core.PLY]]
             f_key[ply] = key
             table_move, cut = _probe(tt_entry, tt_value, key, key & ((1 << TT_BITS) - 1), age, f_depth[ply],
-                                     f_alpha[ply], f_beta[ply])
+                                     f_alpha[ply], f_beta[ply], f_reduced[ply] == 1)
             if not np.isnan(cut):
                 value = cut
                 mode = RETURN
@@ -635,7 +736,7 @@ def _negamax(st, depth, alpha, beta, side, weights, moves, keys, undos, killers,
                     elif best >= f_beta[ply]:
                         flag = LOWER
                     _store(tt_entry, tt_value, f_key[ply], age, flag, f_depth[ply], f_best_move[ply], best,
-                           keep_pv)
+                           keep_pv, f_reduced[ply])
                 value = best
                 mode = RETURN
                 continue
@@ -645,10 +746,12 @@ def _negamax(st, depth, alpha, beta, side, weights, moves, keys, undos, killers,
             child_depth = f_depth[ply] - 1
             if pvs and i > 0 and f_depth[ply] > 0:
                 stage = 2
-                if lmr and i >= LMR_AFTER and f_depth[ply] >= LMR_DEPTH and keys[ply * core.MAX_MOVES + i] < 8e8:
+                if lmr and i >= LMR_AFTER and f_depth[ply] >= LMR_DEPTH and keys[ply * core.MAX_MOVES + i] < 8e8 \
+                        and f_reduced[ply] == 0:
                     stage = 1
                     child_depth -= 1
             f_stage[ply] = stage
+            f_reduced[ply + 1] = 1 if stage == 1 and exact_lmr else f_reduced[ply]
             f_depth[ply + 1] = child_depth
             if stage == 0:
                 f_alpha[ply + 1] = -f_beta[ply]
@@ -667,6 +770,7 @@ def _negamax(st, depth, alpha, beta, side, weights, moves, keys, undos, killers,
             if (stage == 1 and value > f_alpha[ply]) or (stage == 2 and f_alpha[ply] < value < f_beta[ply]):
                 # the null-window guess failed high: search the move again, deeper or wider
                 f_stage[ply] = 2 if stage == 1 else 3
+                f_reduced[ply + 1] = f_reduced[ply]
                 f_depth[ply + 1] = f_depth[ply] - 1
                 f_alpha[ply + 1] = -f_alpha[ply] - EPSILON if stage == 1 else -f_beta[ply]
                 f_beta[ply + 1] = -f_alpha[ply]

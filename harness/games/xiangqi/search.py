@@ -26,6 +26,49 @@ general (pseudo legality), has lost; a position at the 120-ply limit is
 worth the ``move_limit`` weight to the side the search plays (0, a draw, by
 default). Wins are worth ``WIN - ply`` so shorter wins are preferred.
 
+Exact to the depth (``exact_mates``, in the default): a search of nominal
+depth d plays the shortest forced win within d plies when there is one,
+puts off a forced loss within d as long as it can, and claims no win or
+loss that is not forced. Five faults skipped or misread forced results;
+the tactics suite (``tests/tactics/``: mates in 1 to 3 labelled by
+Fairy-Stockfish and a full-width prover) showed the first, second and
+fourth (72 of its 400 positions failed at depth = mate length), the other
+two follow from reading the code:
+
+* quiescence stood pat at the horizon on a side with no legal move: a
+  stalemate loses, so a win on the last ply of the depth went unseen (now
+  the horizon node tests for a legal move);
+* iterative deepening stopped at the first mate score, also one found beyond
+  the depth along an extended check, while a shorter mate inside it waited
+  for the next depth (now only a mate within the depth ends it);
+* the table kept mate scores as distances from the root, so a transposition
+  at another ply read a mate of the wrong length (now by distance from the
+  node; mate-distance pruning bounds the window too);
+* late-move reductions searched the quiet move that wins too shallow to see
+  the win, late-move pruning skipped a quiet move that stalemates, and the
+  static and real null moves cut at nodes whose side is lost within the
+  depth (a pass hides zugzwang, the shallower search hides the threat);
+* pruned moves of a side whose every searched move lost to a mate made a
+  forced loss of one that had an escape.
+
+The rule the technique keeps: no reduction or pruning may hide a win of
+either side within the depth. A side loses only on its own move, an even
+number of plies on, so a reduction by one ply from an odd depth is free;
+anything more, and each null move and static null move, needs a proof that
+the side that could lose does not lose within the depth (``_holds``: a
+full-width search without evaluation, up to ``PROOF_DEPTH`` plies, its
+results kept in a table; its positions count as nodes). Late-move pruning
+and futility stay within two plies of the horizon, where a quiet move that
+gives no check wins in time only by leaving the other side no legal move
+(tested, or ruled out by two spare moves no single move takes away), and
+prune nothing while every move so far loses. It costs time (what it costs
+in strength is not measured yet): at depth 8 of six middle-game positions
+the search visits 20% more nodes and its proofs eleven times as many
+positions again, cheaper ones, 3.7 times the time in all; in a second a move
+it completes depth 8 where the search without it completes 12
+(docs/players.md, Chinese chess). Without the bit every search is as before,
+so stored games replay.
+
 Depth and node limits are deterministic; a deadline (``time.monotonic()``,
 live play) becomes a node budget per iteration from the speed measured so
 far. Ties at the root are broken by shuffling the root moves with the seed
@@ -47,7 +90,7 @@ from harness.games.xiangqi._core import (ADVISOR, CANNON, CHARIOT, COL_OF_SQUARE
                                          HORSE, OFF, MAX_MOVES, NSQ, OWN_HALF, ROW_OF_SQUARE, SIDE, SOLDIER,
                                          SQUARE_OF_INDEX,
                                          generate, generate_legal, in_check, is_attacked, make, make_legal, may_check,
-                                         unmake)
+                                         may_expose, unmake)
 from harness.games.xiangqi import MOVE_LIMIT
 from harness.games.xiangqi.features import (ATTACKERS, FEATURES, FULL_PHASE, PHASE_WEIGHTS, TEXTBOOK,
                                             correction_tables, material, square_table)
@@ -96,26 +139,33 @@ STATIC_NULL_DEPTH = 3   # static null move: this close to the horizon or closer 
 STATIC_NULL_MARGIN = 1.2  # ... a static value this far above beta per ply of depth cuts at once
 LMP_DEPTH = 3           # late-move pruning: this close to the horizon or closer ...
 LMP_BASE = 4            # ... quiet moves after the first LMP_BASE + depth * depth are not searched
+PROOF_DEPTH = 5         # exact_mates: a side is proven to hold this many plies at most (_holds) ...
+PROOF_SLOTS = 1 << 16   # ... and the proofs are kept in a table of this many entries
+EXACT_LMP_DEPTH = 2     # exact_mates: late-move pruning this close to the horizon (a proof a move, further)
 # techniques, as bits of ``techniques`` (each can be turned on or off to measure it)
 PVS, LMR, NULL_MOVE, QUIESCENCE, ASPIRATE, KEEP_PV, ORDERING, CHECK_EXTENSION, CAPTURE_PRUNING, DEEP_LMR, \
-    FUTILITY, LAZY_EVAL, ADAPTIVE_NULL, STATIC_NULL, LATE_MOVE_PRUNING, QUIESCENCE_CHECKS = \
-    1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768
+    FUTILITY, LAZY_EVAL, ADAPTIVE_NULL, STATIC_NULL, LATE_MOVE_PRUNING, QUIESCENCE_CHECKS, EXACT_MATES = \
+    1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536
 ALL_TECHNIQUES = PVS | LMR | NULL_MOVE | QUIESCENCE | ASPIRATE | KEEP_PV | ORDERING | CHECK_EXTENSION \
     | CAPTURE_PRUNING | DEEP_LMR | FUTILITY | LAZY_EVAL | ADAPTIVE_NULL | STATIC_NULL | LATE_MOVE_PRUNING \
-    | QUIESCENCE_CHECKS
+    | QUIESCENCE_CHECKS | EXACT_MATES
 # what ``alphabeta`` (and so ``strong``) uses unless told: the techniques a paired match kept (the
 # candidates wait for theirs). ``BASE_TECHNIQUES`` were the default until deep_lmr and check_extension
 # won their match together, and ``EXTENDED_TECHNIQUES`` until the pruning trio won its match at equal time
 # (docs/players.md); the measurements stored before name them.
+# ``PRUNED_TECHNIQUES`` then, until exact_mates joined without a match: a search that skips forced wins
+# inside its depth is wrong whatever it gains on average (tests/tactics/).
 CANDIDATES = CAPTURE_PRUNING | FUTILITY | LAZY_EVAL | QUIESCENCE_CHECKS
 BASE_TECHNIQUES = PVS | LMR | NULL_MOVE | QUIESCENCE | ASPIRATE | KEEP_PV | ORDERING
 EXTENDED_TECHNIQUES = BASE_TECHNIQUES | DEEP_LMR | CHECK_EXTENSION
-DEFAULT_TECHNIQUES = EXTENDED_TECHNIQUES | ADAPTIVE_NULL | STATIC_NULL | LATE_MOVE_PRUNING
+PRUNED_TECHNIQUES = EXTENDED_TECHNIQUES | ADAPTIVE_NULL | STATIC_NULL | LATE_MOVE_PRUNING
+DEFAULT_TECHNIQUES = PRUNED_TECHNIQUES | EXACT_MATES
 TECHNIQUES = {"pvs": PVS, "lmr": LMR, "null_move": NULL_MOVE, "quiescence": QUIESCENCE, "aspiration": ASPIRATE,
               "keep_pv": KEEP_PV, "ordering": ORDERING, "check_extension": CHECK_EXTENSION,
               "capture_pruning": CAPTURE_PRUNING, "deep_lmr": DEEP_LMR, "futility": FUTILITY,
               "lazy_eval": LAZY_EVAL, "adaptive_null": ADAPTIVE_NULL, "static_null": STATIC_NULL,
-              "late_move_pruning": LATE_MOVE_PRUNING, "quiescence_checks": QUIESCENCE_CHECKS}
+              "late_move_pruning": LATE_MOVE_PRUNING, "quiescence_checks": QUIESCENCE_CHECKS,
+              "exact_mates": EXACT_MATES}
 # Weight indices, by name from the declared order of FEATURES.
 INDEX = feature_index(FEATURES)
 (W_ADVISOR, W_ELEPHANT, W_HORSE, W_CHARIOT, W_CANNON, W_SOLDIER, W_CROSSED, W_ADVANCE, W_PST, W_MOBILITY,
@@ -397,8 +447,15 @@ def _time_up(info):
 
 @hot_path
 def quiesce(board, slot_of, plist, st, alpha, beta, ply, weights, values, info, move_buf, score_buf, pseudo,
-            techniques, checks):
+            techniques, checks, horizon):
     """Captures only (all evasions when in check) until the position is quiet.
+
+    At the ply ``horizon`` (with ``EXACT_MATES`` the ply where the full-width
+    search ended, else -1) a side with no legal move has lost, in check or
+    not: standing pat there would miss a win by stalemate on the last ply of
+    the nominal depth. (The recursion passes ``horizon`` on unchanged: a
+    literal argument would compile a second version of this function, which
+    numba's cache cannot load.)
 
     With ``checks`` > 0 (``QUIESCENCE_CHECKS``: 1 at the horizon) quiet moves
     that give check are tried too, after the captures: the reply searches all
@@ -438,6 +495,11 @@ def quiesce(board, slot_of, plist, st, alpha, beta, ply, weights, values, info, 
         else:
             counted, n = _add_mobility(static, board, plist, side, weights, moves)
             best = sign * counted
+        if ply == horizon:
+            if n < 0:
+                n = generate(board, plist, side, moves)
+            if not _any_legal(board, slot_of, plist, st, moves, n, pseudo):
+                return -WIN + ply
         if best >= beta:
             return best
         if best > alpha:
@@ -475,7 +537,7 @@ def quiesce(board, slot_of, plist, st, alpha, beta, ply, weights, values, info, 
             unmake(board, slot_of, plist, st, m, undo)
             continue
         value = -quiesce(board, slot_of, plist, st, -beta, -alpha, ply + 1, weights, values, info,
-                         move_buf, score_buf, pseudo, techniques, max(checks - 1, 0))
+                         move_buf, score_buf, pseudo, techniques, max(checks - 1, 0), horizon)
         unmake(board, slot_of, plist, st, m, undo)
         if info[2] != 0:
             return 0.0
@@ -497,6 +559,226 @@ def _piece_value(code, weights):
     if kind == GENERAL:
         return WIN
     return weights[KIND_WEIGHT[kind]] if kind != 0 else 0.0
+
+
+@hot_path
+def _any_legal(board, slot_of, plist, st, moves, n, pseudo):
+    """Whether the side to move has a legal move among its ``n`` moves in ``moves`` (all it has: ``generate``
+    wrote them). Usually the first move that cannot expose the general settles it without being made."""
+    if pseudo:
+        return n > 0
+    side = st[SIDE]
+    king = plist[side * 16]
+    checked = is_attacked(board, king, side)
+    for i in range(n):
+        if not may_expose(moves[i], king, checked):
+            return True
+    for i in range(n):
+        undo = make_legal(board, slot_of, plist, st, moves[i], king, checked, pseudo)
+        if undo >= 0:
+            unmake(board, slot_of, plist, st, moves[i], undo)
+            return True
+    return False
+
+
+@hot_path
+def _can_move(board, slot_of, plist, st, moves, pseudo):
+    """Whether the side to move has a legal move (``moves`` a buffer to generate them in)."""
+    return _any_legal(board, slot_of, plist, st, moves, generate(board, plist, st[SIDE], moves), pseudo)
+
+
+@hot_path
+def _footprint(board, move):
+    """The squares a short move of a piece other than the general needs: where it stands, the leg or eye it
+    passes, where it lands; ``(-1, 0, 0)`` for any other move (a slide of more than one point, a cannon's
+    capture, a general's step)."""
+    fr = move >> 8
+    to = move & 255
+    kind = board[fr] & 7
+    rows = ROW_OF_SQUARE[to] - ROW_OF_SQUARE[fr]
+    cols = COL_OF_SQUARE[to] - COL_OF_SQUARE[fr]
+    if kind == HORSE:
+        return fr, fr + (rows // 2) * core.WIDTH if abs(rows) == 2 else fr + cols // 2, to
+    if kind == ELEPHANT:
+        return fr, (fr + to) // 2, to
+    if kind == ADVISOR or kind == SOLDIER:
+        return fr, fr, to
+    if abs(rows) + abs(cols) == 1 and (kind == CHARIOT or kind == CANNON and board[to] == 0):
+        return fr, fr, to
+    return -1, 0, 0
+
+
+@hot_path
+def _spare_moves(board, plist, side, moves, n):
+    """Two spare moves of ``side`` among its ``n`` moves in ``moves``: two legal moves that one move of the
+    other side cannot both take away unless it gives check. Returns their squares (``_footprint``, three
+    each), the first -1 if there are none.
+
+    They are short moves (``_footprint``) that cannot expose the general
+    (``may_expose``: legal whenever ``side`` is not in check) and need no
+    square in common. A move of the other side that gives no check and lands
+    on none of a move's squares leaves it a legal move: vacating a square
+    takes no such move away (a capture becomes a step to an empty point).
+    """
+    king = plist[side * 16]
+    first_a, first_b, first_c = -1, 0, 0
+    for i in range(n):
+        if may_expose(moves[i], king, False):
+            continue
+        a, b, c = _footprint(board, moves[i])
+        if a < 0:
+            continue
+        if first_a < 0:
+            first_a, first_b, first_c = a, b, c
+        elif not _meets(a, b, c, first_a, first_b, first_c):
+            return first_a, first_b, first_c, a, b, c
+    return -1, 0, 0, 0, 0, 0
+
+
+@hot_path
+def _meets(a, b, c, x, y, z):
+    """Whether the squares ``a, b, c`` and ``x, y, z`` have one in common."""
+    return a == x or a == y or a == z or b == x or b == y or b == z or c == x or c == y or c == z
+
+
+@hot_path
+def _wins_at_once(board, slot_of, plist, st, moves, replies, info, pseudo, spare):
+    """Whether the side to move has a move after which the other side has no legal move.
+
+    When the other side has spare moves (``_spare_moves``; ``spare`` when
+    the caller knows it has) only the moves that may give check
+    (``may_check``) are made to find out.
+    """
+    side = st[SIDE]
+    king = plist[side * 16]
+    general = plist[(1 - side) * 16]
+    checked = (not pseudo) and is_attacked(board, king, side)
+    if not spare and not pseudo:
+        spare = _spare_moves(board, plist, 1 - side, replies, generate(board, plist, 1 - side, replies))[0] >= 0
+    for i in range(generate(board, plist, side, moves)):
+        if spare and not may_check(moves[i], general):
+            continue
+        undo = make_legal(board, slot_of, plist, st, moves[i], king, checked, pseudo)
+        if undo < 0:
+            continue
+        info[0] += 1
+        won = (not spare or in_check(board, plist, 1 - side)) \
+            and not _can_move(board, slot_of, plist, st, replies, pseudo)
+        unmake(board, slot_of, plist, st, moves[i], undo)
+        if won:
+            return True
+    return False
+
+
+@hot_path
+def _holds(board, slot_of, plist, st, move_buf, proofs, info, ply, depth, pseudo):
+    """Whether the side to move (at ``ply``) is shown not to lose within ``depth`` plies, whatever the
+    other side plays: a proof, never a guess, so False where it is not made (deeper than
+    ``PROOF_DEPTH``, or under pseudo legality, where a general may be taken).
+
+    A side loses only on its own move, at an even ply from here: within one
+    ply only if it has no legal move now; within ``depth`` if each of its
+    moves has an answer after which it loses within ``depth - 2``. The proof
+    is a search for a move that holds against every answer, full width and
+    without evaluation; it ends at the first such move, usually the first
+    tried, so it makes some forty moves per two plies of depth (two plies
+    from the end, only the answers that may give check are made when the
+    side has spare moves: ``_wins_at_once``). ``proofs`` keeps each
+    position's longest proven hold and shortest proven loss by its key (a
+    search proves the same positions again at each depth). Each position
+    it makes counts as a node of the search (``info[0]``): a node budget
+    stands for time.
+    """
+    if depth <= 1:
+        return _can_move(board, slot_of, plist, st, move_buf[ply], pseudo)
+    if depth > PROOF_DEPTH or pseudo or ply + depth + 1 > MAX_PLY:
+        return False
+    key = st[HASH]
+    slot = key & (PROOF_SLOTS - 1)
+    if proofs[slot, 0] == key:
+        if depth <= proofs[slot, 1]:
+            return True
+        if depth >= proofs[slot, 2]:
+            return False
+    else:
+        proofs[slot, 0], proofs[slot, 1], proofs[slot, 2] = key, 1, MAX_PLY
+    side = st[SIDE]
+    king = plist[side * 16]
+    checked = is_attacked(board, king, side)
+    moves = move_buf[ply]
+    replies = move_buf[ply + 1]
+    n = generate(board, plist, side, moves)
+    # two plies from the end: spare moves of this side that its own move leaves be are spare after it too
+    a, b, c, x, y, z = _spare_moves(board, plist, side, moves, n) if depth <= 3 and not checked \
+        else (-1, 0, 0, 0, 0, 0)
+    for i in range(n):
+        undo = make_legal(board, slot_of, plist, st, moves[i], king, checked, pseudo)
+        if undo < 0:
+            continue
+        info[0] += 1
+        if depth <= 3:
+            fr, to = moves[i] >> 8, moves[i] & 255
+            spare = a >= 0 and fr != king and not _meets(fr, to, to, a, b, c) and not _meets(fr, to, to, x, y, z)
+            held = not _wins_at_once(board, slot_of, plist, st, replies, move_buf[ply + 2], info, pseudo, spare)
+        else:
+            held = True
+            general = plist[(1 - side) * 16]
+            threatened = is_attacked(board, general, 1 - side)
+            for j in range(generate(board, plist, 1 - side, replies)):
+                back = make_legal(board, slot_of, plist, st, replies[j], general, threatened, pseudo)
+                if back < 0:
+                    continue
+                info[0] += 1
+                held = _holds(board, slot_of, plist, st, move_buf, proofs, info, ply + 2, depth - 2, pseudo)
+                unmake(board, slot_of, plist, st, replies[j], back)
+                if not held:
+                    break
+        unmake(board, slot_of, plist, st, moves[i], undo)
+        if held:
+            proofs[slot, 1] = max(proofs[slot, 1], depth)
+            return True
+    proofs[slot, 2] = min(proofs[slot, 2], depth)
+    return False
+
+
+@hot_path
+def _exact_reduction(board, slot_of, plist, st, move_buf, proofs, info, ply, depth, reduce, pseudo):
+    """How far (``exact_mates``) a move may be reduced from ``depth`` that the other side, to move at
+    ``ply``, has left: never so far that a loss of it within ``depth`` goes unseen.
+
+    It loses only on its own move, an even number of plies on, so the
+    reduced search sees every such loss while it reaches the last even ply
+    within ``depth`` (one ply less than an odd depth is free); a reduction
+    beyond that needs a proof that it does not lose within ``depth``
+    (``_holds``). A win of it that the shallower search misses raises the
+    value, so the move is searched again in full: that side needs no such
+    care.
+    """
+    last = depth - depth % 2   # the last ply within the depth on which it can lose
+    if depth - reduce >= last or _holds(board, slot_of, plist, st, move_buf, proofs, info, ply, depth, pseudo):
+        return reduce
+    return min(reduce, depth % 2)
+
+
+@hot_path
+def _table_value(value, ply):
+    """A value as the table keeps it (``EXACT_MATES``): a win or loss by its distance from the node at
+    ``ply``, not from the root, so the entry holds wherever the position recurs."""
+    if value >= WIN - MAX_PLY:
+        return value + ply
+    if value <= -WIN + MAX_PLY:
+        return value - ply
+    return value
+
+
+@hot_path
+def _read_value(value, ply):
+    """A table value (``_table_value``) back as seen from the root, at ``ply``."""
+    if value >= WIN - MAX_PLY:
+        return value - ply
+    if value <= -WIN + MAX_PLY:
+        return value + ply
+    return value
 
 
 @hot_path
@@ -526,14 +808,16 @@ def _has_pieces(board, plist, side):
 
 @hot_path
 def negamax(board, slot_of, plist, st, depth, alpha, beta, ply, weights, values, info, move_buf, score_buf,
-            tt_key, tt_move, tt_value, tt_depth, tt_flag, killers, history, pseudo, game_ply, techniques):
+            tt_key, tt_move, tt_value, tt_depth, tt_flag, killers, history, proofs, pseudo, game_ply, techniques):
     """The value of the position for the side to move, searched ``depth`` plies deep.
 
     ``techniques`` (bits of ``TECHNIQUES``) turns on: principal-variation
     search (moves after the first get a null window first), late-move
     reductions (quiet late moves a ply shallower first), null-move pruning
     (pass, search shallower; cut if still at least beta), quiescence at the
-    horizon, killer and history ordering, and a table that keeps the PV.
+    horizon, killer and history ordering, and a table that keeps the PV;
+    with ``EXACT_MATES`` none of them may hide a forced result within
+    ``depth`` (the module docstring; ``proofs`` is its table of ``_holds``).
     """
     side = st[SIDE]
     if plist[side * 16] == 0:
@@ -546,8 +830,9 @@ def negamax(board, slot_of, plist, st, depth, alpha, beta, ply, weights, values,
         return weights[W_MOVE_LIMIT] if ply % 2 == 0 else -weights[W_MOVE_LIMIT]
     if depth <= 0:
         if techniques & QUIESCENCE:
-            return quiesce(board, slot_of, plist, st, alpha, beta, ply, weights, values, info,
-                           move_buf, score_buf, pseudo, techniques, 1 if techniques & QUIESCENCE_CHECKS else 0)
+            return quiesce(board, slot_of, plist, st, alpha, beta, ply, weights, values, info, move_buf, score_buf,
+                           pseudo, techniques, 1 if techniques & QUIESCENCE_CHECKS else 0,
+                           ply if techniques & EXACT_MATES else -1)
         if _time_up(info):
             return 0.0
         if generate_legal(board, slot_of, plist, st, move_buf[ply], pseudo) == 0:
@@ -559,6 +844,13 @@ def negamax(board, slot_of, plist, st, depth, alpha, beta, ply, weights, values,
     checked = (not pseudo) and is_attacked(board, king, side)
     if checked and (techniques & CHECK_EXTENSION) and ply + depth < MAX_PLY - EXTENSION_ROOM:
         depth += 1  # a check is searched a ply deeper: forced lines are where a horizon hides a loss
+    exact = (techniques & EXACT_MATES) != 0
+    if exact:
+        # mate-distance pruning: no line from here ends sooner than the next ply
+        alpha = max(alpha, -WIN + ply)
+        beta = min(beta, WIN - ply - 1)
+        if alpha >= beta:
+            return alpha
     use_table = game_ply + ply + depth < MOVE_LIMIT  # values near the limit depend on the ply
     key = st[HASH]
     slot = key & ((1 << TT_BITS) - 1)
@@ -566,7 +858,7 @@ def negamax(board, slot_of, plist, st, depth, alpha, beta, ply, weights, values,
     if use_table and tt_key[slot] == key:
         best_move = tt_move[slot]
         if tt_depth[slot] >= depth:
-            value = tt_value[slot]
+            value = _read_value(tt_value[slot], ply) if exact else tt_value[slot]
             flag = tt_flag[slot]
             if flag == EXACT or (flag == LOWER and value >= beta) or (flag == UPPER and value <= alpha):
                 return value
@@ -579,22 +871,26 @@ def negamax(board, slot_of, plist, st, depth, alpha, beta, ply, weights, values,
         standing = evaluate(board, plist, side, weights, values, move_buf[ply])
         futile = standing + FUTILITY_MARGIN * depth <= alpha
     # static null move: near the horizon, a position far above beta is taken to hold without a search
+    # (exact_mates: and the side to move is shown not to lose within the depth, see _holds)
     if (techniques & STATIC_NULL) and not pv_node and not checked and depth <= STATIC_NULL_DEPTH \
             and abs(beta) < WIN - MAX_PLY:
         if standing == INFINITY:
             standing = evaluate(board, plist, side, weights, values, move_buf[ply])
-        if standing - STATIC_NULL_MARGIN * depth >= beta:
+        if standing - STATIC_NULL_MARGIN * depth >= beta \
+                and (not exact or _holds(board, slot_of, plist, st, move_buf, proofs, info, ply, depth, pseudo)):
             return standing
+    # (exact_mates: the same; a pass can hide a loss, by zugzwang or by the shallower search)
     if (techniques & NULL_MOVE) and not pv_node and not checked and depth >= NULL_DEPTH and ply > 1 \
             and beta < WIN - MAX_PLY and _has_pieces(board, plist, side) \
             and (standing if standing != INFINITY else evaluate(board, plist, side, weights, values,
-                                                                 move_buf[ply])) >= beta:
+                                                                 move_buf[ply])) >= beta \
+            and (not exact or _holds(board, slot_of, plist, st, move_buf, proofs, info, ply, depth, pseudo)):
         reduction = NULL_REDUCTION + (depth // NULL_DEPTH_STEP if techniques & ADAPTIVE_NULL else 0)
         st[SIDE] = 1 - side
         st[HASH] ^= core.ZOBRIST_SIDE
         value = -negamax(board, slot_of, plist, st, depth - 1 - reduction, -beta, -beta + EPSILON, ply + 1,
                          weights, values, info, move_buf, score_buf, tt_key, tt_move, tt_value, tt_depth, tt_flag,
-                         killers, history, pseudo, game_ply, techniques)
+                         killers, history, proofs, pseudo, game_ply, techniques)
         st[SIDE] = side
         st[HASH] ^= core.ZOBRIST_SIDE
         if info[2] != 0:
@@ -612,7 +908,12 @@ def negamax(board, slot_of, plist, st, depth, alpha, beta, ply, weights, values,
     lmr = (techniques & LMR) != 0
     # late-move pruning: near the horizon, off the PV and out of check, late quiet moves are not searched
     late = LMP_BASE + depth * depth if (techniques & LATE_MOVE_PRUNING) and not pv_node and not checked \
-        and depth <= LMP_DEPTH else MAX_MOVES
+        and depth <= (EXACT_LMP_DEPTH if exact else LMP_DEPTH) else MAX_MOVES
+    # exact_mates, two plies from the horizon or closer: the other side has spare moves, so no quiet move
+    # that gives no check leaves it without a legal move (and only that would win in time)
+    spare = exact and depth <= 2 and (futile or late < MAX_MOVES) and not pseudo \
+        and _spare_moves(board, plist, 1 - side, move_buf[ply + 1],
+                         generate(board, plist, 1 - side, move_buf[ply + 1]))[0] >= 0
     for i in range(n):
         m = _pick(moves, scores, i, n)
         quiet = board[m & 255] == 0 and scores[i] < KILLER_KEY - 1
@@ -620,7 +921,11 @@ def negamax(board, slot_of, plist, st, depth, alpha, beta, ply, weights, values,
         if undo < 0:
             continue
         legal += 1
-        if (futile and legal > 1 or legal > late) and quiet and not in_check(board, plist, 1 - side):
+        # (exact_mates: nothing is pruned while every move so far loses, nor a move after which the other
+        # side is not shown to hold for the rest of the depth)
+        if (futile and legal > 1 or legal > late) and quiet and not in_check(board, plist, 1 - side) \
+                and (not exact or best > -WIN + MAX_PLY and (
+                    spare or _holds(board, slot_of, plist, st, move_buf, proofs, info, ply + 1, depth - 1, pseudo))):
             unmake(board, slot_of, plist, st, m, undo)
             continue
         if legal > 1 and (pvs or lmr):
@@ -632,23 +937,26 @@ def negamax(board, slot_of, plist, st, depth, alpha, beta, ply, weights, values,
                 else:
                     reduce = REDUCTION[min(depth, 63), min(legal, 63)] - (1 if pv_node else 0)
                     reduce = max(1, min(reduce, depth - 2))
+            if reduce and exact:
+                reduce = _exact_reduction(board, slot_of, plist, st, move_buf, proofs, info, ply + 1, depth - 1, reduce,
+                                          pseudo)
             # a null window (PVS) or the full one, reduced first if the move is late and quiet
             low = -alpha - EPSILON if pvs else -beta
             value = -negamax(board, slot_of, plist, st, depth - 1 - reduce, low, -alpha, ply + 1, weights, values,
                              info, move_buf, score_buf, tt_key, tt_move, tt_value, tt_depth, tt_flag, killers, history,
-                             pseudo, game_ply, techniques)
+                             proofs, pseudo, game_ply, techniques)
             if reduce and value > alpha and info[2] == 0:
                 value = -negamax(board, slot_of, plist, st, depth - 1, low, -alpha, ply + 1, weights, values, info,
                                  move_buf, score_buf, tt_key, tt_move, tt_value, tt_depth, tt_flag, killers,
-                                 history, pseudo, game_ply, techniques)
+                                 history, proofs, pseudo, game_ply, techniques)
             if pvs and alpha < value < beta and info[2] == 0:
                 value = -negamax(board, slot_of, plist, st, depth - 1, -beta, -alpha, ply + 1, weights, values, info,
                                  move_buf, score_buf, tt_key, tt_move, tt_value, tt_depth, tt_flag, killers,
-                                 history, pseudo, game_ply, techniques)
+                                 history, proofs, pseudo, game_ply, techniques)
         else:
             value = -negamax(board, slot_of, plist, st, depth - 1, -beta, -alpha, ply + 1, weights, values, info,
                              move_buf, score_buf, tt_key, tt_move, tt_value, tt_depth, tt_flag, killers, history,
-                             pseudo, game_ply, techniques)
+                             proofs, pseudo, game_ply, techniques)
         unmake(board, slot_of, plist, st, m, undo)
         if info[2] != 0:
             return 0.0
@@ -668,8 +976,8 @@ def negamax(board, slot_of, plist, st, depth, alpha, beta, ply, weights, values,
         return -WIN + ply
     if use_table:
         flag = UPPER if best <= original_alpha else (LOWER if best >= beta else EXACT)
-        _store(tt_key, tt_move, tt_value, tt_depth, tt_flag, slot, key, best_move, best, depth, flag,
-               (techniques & KEEP_PV) != 0)
+        _store(tt_key, tt_move, tt_value, tt_depth, tt_flag, slot, key, best_move,
+               _table_value(best, ply) if exact else best, depth, flag, (techniques & KEEP_PV) != 0)
     return best
 
 
@@ -736,18 +1044,32 @@ def _iterate(position: tuple[np.ndarray, ...], root_moves: np.ndarray, first_dep
         if info[2]:
             break
         completed = depth
-        if abs(best_value) >= WIN - MAX_PLY:
-            break  # the game's end is in sight: deeper search changes nothing
+        if _settled(best_value, depth, techniques):
+            break
     return best_value, completed
 
 
+def _settled(value: float, depth: int, techniques: int) -> bool:
+    """Whether a value found at ``depth`` ends the iterative deepening: a win or loss in sight.
+
+    With ``EXACT_MATES`` only one within ``depth`` plies: that is the
+    shortest win (or the longest defence) there is, while one found further
+    off, along the lines a check extended, may have a shorter one beside it
+    that the next depth finds.
+    """
+    if abs(value) < WIN - MAX_PLY:
+        return False
+    return not techniques & EXACT_MATES or WIN - abs(value) <= depth
+
+
 def _tables() -> tuple[np.ndarray, ...]:
-    """Fresh search tables: move and score buffers, the transposition table, killers, history."""
+    """Fresh search tables: move and score buffers, the transposition table, killers, history, proofs."""
     size = 1 << TT_BITS
     return (np.empty((MAX_PLY + 1, MAX_MOVES), dtype=np.int64), np.empty((MAX_PLY + 1, MAX_MOVES), dtype=np.int64),
             np.zeros(size, dtype=np.int64), np.zeros(size, dtype=np.int64), np.zeros(size, dtype=np.float64),
             np.zeros(size, dtype=np.int64), np.zeros(size, dtype=np.int64),
-            np.zeros((MAX_PLY + 1, 2), dtype=np.int64), np.zeros((NSQ, NSQ), dtype=np.int64))
+            np.zeros((MAX_PLY + 1, 2), dtype=np.int64), np.zeros((NSQ, NSQ), dtype=np.int64),
+            np.zeros((PROOF_SLOTS, 3), dtype=np.int64))
 
 
 def _root_moves(state: State, seed: int) -> np.ndarray:
@@ -822,7 +1144,7 @@ def search(rules: Rules, state: State, weights: np.ndarray, *, depth: int | None
             elapsed = time.monotonic() - started
             if info[0] - before >= 20_000 and elapsed > 0:  # small iterations measure call overhead
                 rate = (info[0] - before) / elapsed
-            if info[2] != 0 or done < level or abs(value) >= WIN - MAX_PLY:
+            if info[2] != 0 or done < level or _settled(value, level, techniques):
                 break
     move = root_moves[0]
     source, target = core.INDEX_OF_SQUARE[move >> 8], core.INDEX_OF_SQUARE[move & 255]
