@@ -349,6 +349,9 @@ def _sampler(config: StudyFile, seed: int) -> optuna.samplers.BaseSampler:
     return optuna.samplers.TPESampler(seed=seed, constant_liar=True, n_startup_trials=startup)
 
 
+INCUMBENT_SPEC = "incumbent_spec"  # the attribute that keeps the spec a study's named incumbent resolved to
+
+
 def open_study(config: StudyFile, url: str) -> Study:
     """Create the study in the database, or load it to resume.
 
@@ -394,6 +397,8 @@ def _finish_creation(study: Study, config: StudyFile) -> None:
     if not study.trials():
         study.enqueue(config.incumbent_weights(), {"incumbent": True})
     study.set_attr("study_file", config.text)
+    if config.incumbent_spec:  # what its named incumbent stood for: a resume keeps it (``resolve_incumbent``)
+        study.set_attr(INCUMBENT_SPEC, config.incumbent_spec)
     study.set_attr("game", config.games_label)
     study.set_attr("fingerprint", config.fingerprint())
 

@@ -45,6 +45,7 @@ from harness.tuning.gain import is_confidently_worse, paired_interval, per_openi
 from harness.tuning.heartbeat import Heartbeat
 from harness.tuning.objectives import game_value
 from harness.tuning.selection import Outcome, check_engines, database_url, run_selection
+from harness.tuning.stored import resolve_incumbent
 from harness.tuning.studyfile import StudyFile, turns_label
 
 if TYPE_CHECKING:
@@ -467,6 +468,7 @@ def tune(config: StudyFile, *, trials: int | None = None, workers: int | None = 
     db = open_database(url)
     try:
         db.check_writable()  # a read-only database fails here, before Ray starts
+        config = resolve_incumbent(config, db, url)
         opponents = check_engines(config, db, allow_engines)
     except BaseException:
         db.close()

@@ -31,7 +31,7 @@ from harness.tuning.events import OnEvent, StageProgress, ignore
 from harness.tuning.gain import (Interval, detectable_gain, paired_interval, per_opening, sample_size, spread,
                                  verdict_of, worth_confirming)
 from harness.tuning.objectives import game_value
-from harness.tuning.stored import database_url, load_stored_study, study_reference
+from harness.tuning.stored import database_url, load_stored_study, resolve_incumbent, study_reference
 from harness.tuning.studyfile import StudyFile, turns_label
 from players.named import SpecResolver
 
@@ -420,6 +420,7 @@ def select(config: StudyFile | str, *, db_url: str | None = None, workers: int |
     db = db or open_database(url)
     try:
         with stops_unwrapped():  # a Ctrl-C Python wrapped is still a stop
+            config = resolve_incumbent(config, db, url)
             stored = load_stored_study(config.name, url).user_attrs.get("fingerprint")
             if stored != config.fingerprint():
                 raise InvalidInput(f"{config.path}: study {config.name!r} in the database was made from another "

@@ -20,7 +20,7 @@ import os
 import re
 import tomllib
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -119,6 +119,9 @@ class StudyFile:
     text: str = field(default="", repr=False, compare=False)
     params: tuple[WeightRange, ...] = ()  # searched parameters other than weights (``[params]``)
     incumbent: dict[str, float] = field(default_factory=dict)  # the starting value of every searched name
+    # ``incumbent = "fitted:<name>"``: a named player the database resolves (``with_incumbent``), and its spec
+    incumbent_player: str = ""
+    incumbent_spec: str = ""
     sampler_settings: dict[str, Any] = field(default_factory=dict)  # ``[cmaes]`` or ``[spsa]``
 
     def spsa_settings(self) -> Any:
@@ -159,6 +162,37 @@ class StudyFile:
         return {w.name: _four_digits(self.incumbent.get(w.name, w.default), w.integer)
                 for w in self.weights + self.params}
 
+    def with_incumbent(self, spec: str) -> StudyFile:
+        """This study started at the weights of ``spec``, the player its file names as ``incumbent``.
+
+        The spec's value of each searched weight (and searched parameter it
+        sets) is the incumbent's; its other weights become fixed weights of
+        the study's player (the file's own fixed weights win), so trial 0
+        plays the named player's evaluation with the study's search settings.
+        Parsing needs no database, so the tune driver resolves the name and
+        calls this (``harness.tuning.stored.resolve_incumbent``).
+
+        Raises:
+            StudyFileError: a player without weights, or a value outside its searched range or choices.
+        """
+        from players import load as load_player
+        where = f"{self.path}: incumbent {self.incumbent_player or spec}"
+        try:
+            named = load_player(spec, self.game)
+        except SpecError as error:
+            raise StudyFileError(f"{where}: {error}") from None
+        if not getattr(type(named), "TAKES_WEIGHTS", False):
+            raise StudyFileError(f"{where}: {named.spec!r} has no evaluation weights to start from")
+        named_weights = dict(named.weights)
+        named_params = {key: value for key, value in named.params.items() if value is not None}
+        searched = self.weights + self.params
+        table = {w.name: named_weights[w.name] for w in self.weights if w.name in named_weights}
+        table |= {p.name: named_params[p.name] for p in self.params if p.name in named_params}
+        incumbent = _incumbent(where, table, searched)
+        fixed = {name: value for name, value in named_weights.items() if name not in {w.name for w in self.weights}}
+        player = self.player | {"weights": fixed | dict(self.player.get("weights", {}))}
+        return replace(self, incumbent=incumbent, player=player, incumbent_spec=named.spec)
+
     def player_spec(self, weights: dict[str, float]) -> str:
         """The canonical spec of the study's player with ``weights`` (searched weights and parameters) set."""
         from players import load as load_player
@@ -197,7 +231,8 @@ class StudyFile:
             "incumbent": self.incumbent_weights(), "objective": self.objective, "sampler": self.sampler,
             "sampler_settings": self.sampler_settings, "pruner": self.pruner, "p_threshold": self.p_threshold,
             "seed": self.seed, "block": self.block, "blocks": self.blocks, "parallel": self.parallel,
-            "suite": self.suite, "tuning": [self.tuning_openings.start, self.tuning_openings.stop]},
+            "suite": self.suite, "tuning": [self.tuning_openings.start, self.tuning_openings.stop]}
+            | ({"incumbent_player": self.incumbent_player} if self.incumbent_player else {}),
             sort_keys=True)
 
 
@@ -556,7 +591,8 @@ def parse_study_file(text: str, path: str = "<study>") -> StudyFile:
     for weight in weights:
         if weight.name in fixed:
             raise _error(path, f"player.weights.{weight.name}", "is both fixed and searched")
-    incumbent = _incumbent(path, data.get("incumbent", {}), weights + params)
+    incumbent_player = _incumbent_player(path, data.get("incumbent"))
+    incumbent = {} if incumbent_player else _incumbent(path, data.get("incumbent", {}), weights + params)
 
     objective = data.get("objective", "mean_score")
     if objective not in OBJECTIVES:
@@ -602,7 +638,23 @@ def parse_study_file(text: str, path: str = "<study>") -> StudyFile:
         suite=suite, tuning_openings=tuning, selection_openings=selection,
         confirmation_openings=confirmation_openings, confirmation=confirmation, finalists=finalists,
         description=str(data.get("description", "")), text=text, params=params, incumbent=incumbent,
-        sampler_settings=sampler_settings)
+        sampler_settings=sampler_settings, incumbent_player=incumbent_player)
+
+
+def _incumbent_player(path: str, value: Any) -> str:
+    """``incumbent = "fitted:<name>"`` (or ``tuned:<name>``): the named player to start from, checked as a name only."""
+    if not isinstance(value, str):
+        return ""
+    from harness.db.database import check_player_name
+    from players.named import NAMED_PREFIXES, is_named
+    if not is_named(value):
+        raise _error(path, "incumbent", f"{value!r} is not a named player; give fitted:<name> or tuned:<name>, "
+                     "or an [incumbent] table of name = value", NAMED_PREFIXES)
+    try:
+        check_player_name(value.partition(":")[2])
+    except InvalidInput as error:
+        raise _error(path, "incumbent", str(error)) from None
+    return value
 
 
 def _incumbent(path: str, table: Any, searched: tuple[WeightRange, ...]) -> dict[str, float]:
