@@ -773,7 +773,8 @@ def tune(study: str, trials: int | None, workers: int | None, address: str | Non
               help="What a position is worth: the game's result, a deeper search (--label-player), or the "
                    "exact solver's value where it reaches.")
 @click.option("--label-player", default=None, metavar="SPEC",
-              help="The searching player of --label search, e.g. strong:nodes=2000000 or alphabeta:depth=8.")
+              help="The searching player of --label search, e.g. strong:nodes=2000000, alphabeta:depth=8, or for "
+                   "Chinese chess a UCI engine: uci:command=fairy-stockfish,nodes=20000,option.Threads=1.")
 @click.option("--base", default="strong", show_default=True, metavar="SPEC",
               help="The player whose weights are fitted, its other settings kept (strong: its alpha-beta form).")
 @click.option("--fixed", multiple=True, metavar="WEIGHT", help="Hold this weight at its default (repeat).")
@@ -807,6 +808,7 @@ def fit(game: str, runs: tuple[str, ...], studies: tuple[str, ...], players: tup
       harness fit totality --label exact --study demo-totality --name totality-exact
       harness fit ravenward --label search --label-player alphabeta:depth=6 --positions 2000 --workers 2
       harness fit xiangqi --from textbook.jsonl --label search --label-player strong:nodes=2000000 --json
+      harness fit xiangqi --label search --label-player uci:command=fairy-stockfish,nodes=20000,option.Threads=1
       harness play totality --player fitted:totality-results --opponent gbot
     """
     import json

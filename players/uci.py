@@ -295,11 +295,10 @@ class UCIPlayer(Player):
         if rules.name not in self.GAMES:
             raise SpecError(f"player 'uci' plays {', '.join(self.GAMES)}, not {rules.name}")
         legal = rules.legal_actions(state)
-        if getattr(rules, "pseudo", False):
-            for action in legal:  # the engine would see an impossible position: take the general
-                if state.cells[action["to"][0] * 9 + action["to"][1]] & 7 == 1:
-                    self.expected = None
-                    return action
+        capture = general_capture(rules, state, legal)
+        if capture is not None:  # the engine would see an impossible position: take the general
+            self.expected = None
+            return capture
         engine = self._engine()
         self._follow(rules, state)
         go, search_s = self.go_command(limits)
@@ -326,6 +325,36 @@ class UCIPlayer(Player):
             raise PlayerError(f"engine {self.argv[0]!r} sent bestmove {text} ({action}), which is not one "
                               f"of the {len(legal)} legal moves in {rules.to_fen(state)}")
         return self._played(rules, state, action)
+
+    def read_score(self, rules: Rules, actions: list[Action]) -> int | None:
+        """The engine's score of the position ``actions`` reach from the start, for its side to move.
+
+        Centipawns in the engine's own units, a mate as +-(MATE_CP - n);
+        None when the engine gives no score. The engine is sent the start and
+        every move (it sees repetitions, as the position's key does) after
+        ``ucinewgame``, so with one thread and a node or depth limit the
+        reading is a function of the position and the spec alone, not of the
+        positions read before it (a fit's labels, ``harness.fitting.labels``).
+
+        Raises:
+            PlayerError: the engine failed or sent nothing in time (it is not reused).
+        """
+        state = rules.initial_state()
+        for action in actions:
+            state = rules.apply(state, action)
+        if general_capture(rules, state, rules.legal_actions(state)) is not None:
+            return MATE_CP - 1  # the side to move takes the general: the engine would see an impossible position
+        self.fresh = True  # each reading after ucinewgame (see above)
+        engine = self._engine()
+        moves = [action_to_move(action, engine.first_rank) for action in actions]
+        go, search_s = self.go_command()
+        try:
+            _text, info = engine.search(rules.to_fen(rules.initial_state()), moves, go,
+                                        self.params["timeout"] + search_s)
+        except PlayerError:
+            self.engine = None
+            raise
+        return info.get("score")
 
     def close(self) -> None:
         """Hand a healthy engine back to this process's idle engines (see ``close_engines``)."""
@@ -384,6 +413,15 @@ class UCIPlayer(Player):
     def __del__(self) -> None:
         if getattr(self, "engine", None) is not None:
             self.close()
+
+
+def general_capture(rules: Rules, state: State, legal: list[Action]) -> Action | None:
+    """Under ``pseudo`` legality, an action of ``legal`` that captures a general (no UCI engine has such positions)."""
+    if getattr(rules, "pseudo", False):
+        for action in legal:
+            if state.cells[action["to"][0] * 9 + action["to"][1]] & 7 == 1:
+                return action
+    return None
 
 
 def option_text(name: Any, value: Any) -> str:

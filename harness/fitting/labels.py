@@ -6,6 +6,14 @@
   ``strong:nodes=...``) on the evaluation's own scale, mapped by
   ``sigmoid(value / eval_scale)`` with the game's ``eval_scale`` (evaluation
   units per logistic unit, the kit's); a proven win or loss maps to 1 or 0.
+  A UCI engine (``uci:command=fairy-stockfish,nodes=N,option.Threads=1``,
+  Chinese chess) gives its score in centipawns of its own units, from the
+  side to move: it is read as ``UCI_CENTIPAWNS`` to a pawn (how this project
+  read Fairy-Stockfish before: its cp / 100 as pawns, ``scripts/
+  fit_xiangqi_eval.py``), so the label is ``sigmoid(cp / (100 * eval_scale))``
+  and a mate 1 or 0. Its pawn is not the evaluation's (the old script
+  measured the factor); the fit's scale, fitted to these labels, absorbs it,
+  so the mapping only sets where a reading saturates.
 * ``exact``: the solver's result (``solve`` of the game's search module:
   Totality's endgame solver), 1 / 0.5 / 0; a position it does not reach gets
   no label (stored as such, so it is not tried again).
@@ -31,6 +39,7 @@ if TYPE_CHECKING:
     from harness.db import Database
 
 LABELS = ("result", "search", "exact")
+UCI_CENTIPAWNS = 100  # a UCI engine's centipawns to a pawn of the label's scale (see the module's docstring)
 BATCH = 16  # positions per call on a worker: enough to hide the call's overhead, few enough to lose little
 
 
@@ -70,8 +79,9 @@ def make_labeller(kind: str, game: str, player: str | None = None) -> Labeller:
             raise InvalidInput("the search label needs label_player, a searching player such as "
                                "strong:nodes=2000000 or alphabeta:depth=8", parameters=("label_player",))
         loaded = load_player(player, game)
-        if not hasattr(loaded, "search") and not hasattr(loaded, "player_for"):
-            raise InvalidInput(f"label_player {player!r} does not search (give alphabeta:... or strong:...)",
+        if not any(hasattr(loaded, method) for method in ("search", "player_for", "read_score")):
+            raise InvalidInput(f"label_player {player!r} does not search (give alphabeta:..., strong:... or, "
+                               "for Chinese chess, uci:command=fairy-stockfish,nodes=N)",
                                parameters=("label_player",))
         return Labeller("search", loaded.spec)
     if player:
@@ -102,6 +112,17 @@ def label_batch(item: tuple[str, Labeller, list[tuple[str, tuple[Any, ...]]]]) -
         from players import load as load_player
         player = load_player(labeller.player, game)
         scale = kit(game).eval_scale
+        if hasattr(player, "read_score"):  # a UCI engine: centipawns of its own (see the module's docstring)
+            from harness.games import load as load_game
+            rules = load_game(game)
+            try:
+                for key, actions in batch:
+                    raw = player.read_score(rules, list(actions))
+                    out.append((key, None if raw is None else search_value(raw, scale * UCI_CENTIPAWNS),
+                                None if raw is None else float(raw)))
+            finally:
+                player.close()  # the engine back to this worker's idle ones, for the next batch
+            return out
         for key, actions in batch:
             rules, state = replay_position(game, Position(key, actions, 0.0, 0))
             searcher = player.player_for(rules) if hasattr(player, "player_for") else player

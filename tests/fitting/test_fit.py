@@ -214,3 +214,70 @@ def test_bad_input_is_one_line_with_exit_code_2(argv, words, database, capsys):
     url, _ = database
     code, out, err = run(argv + ["--db", url], capsys)
     assert code == 2 and words in err and len(err.strip().splitlines()) == 1 and out == ""
+
+
+UCI_LABELLER = "uci:command=fairy-stockfish,nodes=400,option.Threads=1"
+
+
+def lopsided_xiangqi_positions() -> list[tuple[tuple, float]]:
+    """Positions of seeded random Chinese chess games where the evaluation sees a lead of 6 pawns or more for
+    one side, with its value for the side to move."""
+    from harness.games.xiangqi import search as xiangqi_search
+    rules, found = load("xiangqi"), []
+    for seed in range(6):
+        rng, state, actions = random.Random(seed), rules.initial_state(), []
+        while not rules.is_terminal(state) and len(actions) < 40:
+            value = xiangqi_search.static_value(rules, state, weight_vector("xiangqi"))
+            if abs(value) >= 6 and len(found) < 12:
+                found.append((tuple(actions), value))
+            action = rng.choice(rules.legal_actions(state))
+            actions.append(action)
+            state = rules.apply(state, action)
+    return found
+
+
+def test_uci_labels_are_the_engines_centipawns_from_the_side_to_move_and_depend_on_nothing_read_before(
+        fairy_stockfish):
+    from harness.fitting.labels import UCI_CENTIPAWNS, label_batch
+    labeller = make_labeller("search", "xiangqi", UCI_LABELLER)
+    assert labeller.name == f"search:{UCI_LABELLER}"
+    lopsided = lopsided_xiangqi_positions()
+    assert len(lopsided) >= 6
+    batch = [(str(i), actions) for i, (actions, _value) in enumerate(lopsided)]
+    labelled = label_batch(("xiangqi", labeller, batch))
+    scale = kit("xiangqi").eval_scale * UCI_CENTIPAWNS
+    for (key, label, raw), (_actions, value) in zip(labelled, lopsided):
+        assert label == pytest.approx(search_value(raw, scale))
+        assert (label > 0.5) == (value > 0), key  # the engine sees the same side ahead as the evaluation
+    assert sorted(label_batch(("xiangqi", labeller, batch[::-1]))) == sorted(labelled)  # no order dependence
+
+
+def test_harness_fit_labels_chinese_chess_with_fairy_stockfish_and_stores_the_labels(database, capsys,
+                                                                                      fairy_stockfish):
+    url, db = database
+    run_id = db.start_run("tournament", "xiangqi", {})
+    games = [random_xiangqi_game(seed) for seed in range(3)]
+    db.record_many(run_id, [MatchResult(game="xiangqi", player="random", opponent="random", seed=seed,
+                                        outcome="draw", reason="test", score=0.0, counters={}, actions=actions,
+                                        plies=len(actions), duration_s=0.0, player_s=0.0, opponent_s=0.0,
+                                        key=f"x{seed}") for seed, actions in enumerate(games)])
+    argv = ["fit", "xiangqi", "--db", url, "--label", "search", "--label-player", UCI_LABELLER,
+            "--positions", "80", "--workers", "1", "--json"]
+    code, out, err = run(argv, capsys)
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["label"] == f"search:{UCI_LABELLER}" and report["labelled"] == 80
+    assert report["loss_after"] <= report["loss_before"] + 0.05
+    code, out, err = run(argv, capsys)  # a refit: every label read back (no engine started), the same fit
+    again = json.loads(out)
+    assert code == 0 and again["weights"] == report["weights"] and again["label_seconds"] < report["label_seconds"]
+
+
+def random_xiangqi_game(seed: int) -> list[dict]:
+    rules, rng = load("xiangqi"), random.Random(seed)
+    state, actions = rules.initial_state(), []
+    while not rules.is_terminal(state) and len(actions) < 60:
+        action = rng.choice(rules.legal_actions(state))
+        actions.append(action)
+        state = rules.apply(state, action)
+    return actions
