@@ -1,9 +1,20 @@
 #!/usr/bin/env python
-"""Fit Chinese chess's evaluation weights to a UCI engine's readings of stored positions.
+"""Fit Chinese chess's square tables to a UCI engine's readings of stored positions.
 
-Usage: scripts/fit_xiangqi_eval.py FILE [FILE ...] --labels LABELS [--engine COMMAND] [--depth N]
-                                   [--ridge L] [--squares TABLE | --corrections TABLE] [--without NAME ...]
-                                   [--json]
+Usage: scripts/fit_xiangqi_eval.py FILE [FILE ...] --labels LABELS (--squares TABLE | --corrections TABLE)
+                                   [--engine COMMAND] [--depth N] [--ridge L] [--without NAME ...] [--json]
+
+Fitting the named weights alone is ``harness fit``'s job now, for every game
+(docs/tuning.md, "Fitting weights to recorded games"); for Chinese chess to
+Fairy-Stockfish's readings::
+
+    harness fit xiangqi --label search --label-player uci:command=fairy-stockfish,nodes=20000,option.Threads=1
+
+It reads the games from the results database or export files, stores the
+readings in the database, fits by logistic loss with a held-out loss and
+saves ``fitted:<name>``. This script keeps what only it does: the tables
+(``--squares``, ``--corrections``), hundreds of values per kind and square
+that are not named weights, fitted by ridge regression on quiet positions.
 
 FILE is a file of match lines written by ``harness export`` (one match a line;
 ``MatchResult`` lines, as ``harness play --json`` prints them, read the same).
@@ -28,7 +39,7 @@ maps the default evaluation onto them), and the ridge pulls every weight
 towards its default, so a weight the positions say little about stays put.
 ``move_limit`` is not fitted (no position here is at the limit).
 
-``--squares TABLE`` also fits a value for every kind on every square (seen
+``--squares TABLE`` fits, beside the weights, a value for every kind on every square (seen
 from its own side, the two halves of the board folded onto one: 350 values)
 and writes them to TABLE in the form ``harness/games/xiangqi/squares.json``
 takes; the ``squares`` weight is then 1 and the terms the table subsumes
@@ -321,6 +332,9 @@ def main() -> int:
             parser.error(f"{path} is not a file; give files of match lines (harness export writes them)")
     if not args.labels.parent.is_dir():
         parser.error(f"--labels: the folder {args.labels.parent} does not exist")
+    if args.squares is None and args.corrections is None:
+        parser.error("give --squares or --corrections; the named weights alone are fitted by harness fit xiangqi "
+                     "--label search --label-player uci:command=fairy-stockfish,nodes=20000 (docs/tuning.md)")
     fens = positions(args.files)
     try:
         engine = position_reader(args.engine)

@@ -1,5 +1,6 @@
 """scripts/fit_xiangqi_eval.py: the ridge fit recovers the weights behind its readings, the real
-Fairy-Stockfish reads stored positions once (kept across runs), and bad input is exit 2."""
+Fairy-Stockfish reads stored positions once (kept across runs), the tables are written, the weights
+alone are left to harness fit, and bad input is exit 2."""
 
 from __future__ import annotations
 
@@ -58,17 +59,20 @@ def test_the_engine_reads_each_position_once_and_the_fit_is_repeatable(script, f
     labels = tmp_path / "labels.jsonl"
     results = export_file(tmp_path / "results.jsonl", [MatchSpec("xiangqi", "random", "random", seed, 2)
                                                        for seed in range(8)])
-    first = run(str(results), "--labels", str(labels), "--depth", "2", "--json")
+    weights_only = run(str(results), "--labels", str(labels), "--depth", "2", "--json")
+    assert weights_only.returncode == 2 and "harness fit xiangqi --label search" in weights_only.stderr
+    assert not labels.exists()  # refused before any reading: the weights alone are harness fit's
+    table = tmp_path / "squares.json"
+    first = run(str(results), "--labels", str(labels), "--depth", "2", "--json", "--squares", str(table))
     assert first.returncode == 0, first.stderr
     report = json.loads(first.stdout)
     assert report["positions"] == len(labels.read_text().splitlines()) > report["quiet"] > 180
-    assert len(report["weights"]) == 18 and report["spec"].startswith("w.advisor=")
+    assert len(report["weights"]) == 19 and report["spec"].startswith("w.advisor=")
     assert set(report["correlation"]) == {"defaults", "fitted"}
-    again = run(str(results), "--labels", str(labels), "--depth", "2", "--json")
+    again = run(str(results), "--labels", str(labels), "--depth", "2", "--json", "--squares", str(table))
     assert "new positions" not in again.stderr  # every reading came from LABELS
     assert json.loads(again.stdout) == report
-    # a square table as well, the move counts held: the table is written in the form the engine reads
-    table = tmp_path / "squares.json"
+    # the move counts held: the table is written in the form the engine reads
     held = ["mobility", "horse_mobility", "chariot_mobility", "cannon_mobility"]
     squares = run(str(results), "--labels", str(labels), "--depth", "2", "--json", "--squares", str(table),
                   *[arg for name in held for arg in ("--without", name)])
@@ -99,7 +103,9 @@ def test_the_engine_reads_each_position_once_and_the_fit_is_repeatable(script, f
     (["missing.jsonl", "--labels", "labels.jsonl"], "missing.jsonl is not a file"),
     (["--labels", "no/such/folder/labels.jsonl"], "--labels: the folder no/such/folder does not exist"),
     (["--labels", "labels.jsonl", "--depth", "0"], "--depth must be at least 1"),
-    (["--labels", "labels.jsonl", "--engine", "no-such-engine-here"], "--engine no-such-engine-here"),
+    (["--labels", "labels.jsonl", "--engine", "no-such-engine-here", "--squares", "t.json"],
+     "--engine no-such-engine-here"),
+    (["--labels", "labels.jsonl"], "give --squares or --corrections; the named weights alone are fitted by harness fit"),
     (["--labels", "labels.jsonl", "--without", "horsepower"], "--without horsepower: not a fitted weight"),
     (["--labels", "labels.jsonl", "--squares", "no/such/folder/t.json"], "--squares: the folder no/such/folder"),
     (["--labels", "labels.jsonl", "--corrections", "no/such/t.json"], "--corrections: the folder no/such does"),
