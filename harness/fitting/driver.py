@@ -142,9 +142,11 @@ def run_fit(request: FitRequest, source: DatabaseSource,
         matches = _chosen_in_files(matches, request.chosen, game)
     else:
         matches = list(recorded_matches(source.existing(), game, request.chosen))
-    positions = extract_positions(game, matches, request.positions, request.seed)
+    reached = getattr(kit(game).search, "reaches", None) if labeller.kind == "exact" else None
+    positions = extract_positions(game, matches, request.positions, request.seed, keep=reached)
     if not positions:
-        raise InvalidInput(f"no open {kit(game).name} positions in the {len(matches)} matches chosen; "
+        where = " that its solver reaches" if reached is not None else ""
+        raise InvalidInput(f"no open {kit(game).name} positions{where} in the {len(matches)} matches chosen; "
                            "record games first (harness tournament) or choose others")
     database = source.writable() if labeller.stored or request.name else None
     started = time.perf_counter()

@@ -15,8 +15,9 @@
   measured the factor); the fit's scale, fitted to these labels, absorbs it,
   so the mapping only sets where a reading saturates.
 * ``exact``: the solver's result (``solve`` of the game's search module:
-  Totality's endgame solver), 1 / 0.5 / 0; a position it does not reach gets
-  no label (stored as such, so it is not tried again).
+  Totality's endgame solver), 1 / 0.5 / 0; positions are sampled among
+  those it reaches (its ``reaches``), and one it still does not solve (a
+  node budget) gets no label (stored as such, so it is not tried again).
 
 Searches and solves run on the pool (``MatchPool.map``) in batches, and the
 driver stores each batch as it returns: an interrupted labelling keeps

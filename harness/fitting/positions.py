@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import random
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -112,7 +112,7 @@ def file_matches(paths: Sequence[str | Path], game: str) -> Iterator[MatchResult
 
 
 def extract_positions(game: str, matches: Iterable[MatchResult], limit: int | None = None,
-                      seed: int = 0) -> list[Position]:
+                      seed: int = 0, keep: Callable[[Any, Any], bool] | None = None) -> list[Position]:
     """The distinct open positions of ``matches`` after their openings, both sides to move, a seeded sample.
 
     A match's opening plies (``opening_plies``: random plies or a suite's
@@ -120,6 +120,8 @@ def extract_positions(game: str, matches: Iterable[MatchResult], limit: int | No
     suite shares them; the final position is skipped too (nothing to
     evaluate). With ``limit`` a sample of that many, chosen by ``seed`` from
     every distinct position, so the same games and seed give the same sample.
+    ``keep(rules, state)`` narrows the positions before the sample (the
+    exact label's: those its solver reaches, so a sample is not mostly unlabelled).
 
     Raises:
         IllegalAction: a recorded action is not legal (the engine changed since the match).
@@ -132,7 +134,7 @@ def extract_positions(game: str, matches: Iterable[MatchResult], limit: int | No
                 rules_seat = rules.user_side
             if rules.is_terminal(state):
                 break
-            if ply < match.opening_plies:
+            if ply < match.opening_plies or (keep is not None and not keep(rules, state)):
                 continue
             mover_is_user = rules.to_move(state) == rules_seat
             user_result = RESULT_VALUE[match.outcome]

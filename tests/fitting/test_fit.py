@@ -281,3 +281,17 @@ def random_xiangqi_game(seed: int) -> list[dict]:
         actions.append(action)
         state = rules.apply(state, action)
     return actions
+
+
+def test_the_exact_labels_sample_is_drawn_among_the_positions_the_solver_reaches(database, capsys):
+    url, db = database
+    run_id = db.start_run("tournament", "totality", {})
+    db.record_many(run_id, [match(random_game(seed), "win", seed) for seed in range(4)])
+    code, out, err = run(["fit", "totality", "--db", url, "--label", "exact", "--positions", "30", "--workers", "1",
+                          "--json"], capsys)
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["positions"] == 30 and report["labelled"] == 30  # every sampled position has its label
+    reached = extract_positions("totality", [match(random_game(seed), "win", seed) for seed in range(4)],
+                                keep=totality_search.reaches)
+    assert reached and all(totality_search.reaches(*replay_position("totality", p)) for p in reached)

@@ -569,6 +569,13 @@ def static_value(rules: Rules, state: State, weights: np.ndarray) -> float:
                            np.ascontiguousarray(weights, dtype=np.float64), scratch))
 
 
+def reaches(rules: Rules, state: State, empties: int = DEFAULT_ENDGAME) -> bool:
+    """Whether ``solve`` runs on ``state`` at all (at most ``empties`` empty cells): a fit's exact labels are
+    sampled among such positions, as the others would get none."""
+    player, opponent = state.mover_boards()
+    return 64 - (player | opponent).bit_count() <= empties
+
+
 def solve(rules: Rules, state: State, empties: int = DEFAULT_ENDGAME, nodes: int | None = None) -> str | None:
     """The exact result for the side to move (``win``, ``draw`` or ``loss``) under perfect play, or None.
 
@@ -579,14 +586,14 @@ def solve(rules: Rules, state: State, empties: int = DEFAULT_ENDGAME, nodes: int
         player, opponent = state.mover_boards()
         lead = player.bit_count() - opponent.bit_count()
         return "win" if lead > 0 else "loss" if lead < 0 else "draw"
-    player, opponent = state.mover_boards()
-    if 64 - (player | opponent).bit_count() > empties:
+    if not reaches(rules, state, empties):
         return None
     if state.legal == 0:  # the mover must pass: the opponent's result, seen from the other side
         after = solve(rules, rules.apply(state, {"type": "pass"}), empties, nodes)
         return None if after is None else {"win": "loss", "loss": "win", "draw": "draw"}[after]
     root = [square for square in range(64) if state.legal >> square & 1]
     weights = np.zeros(FEATURE_COUNT, dtype=np.float64)
+    player, opponent = state.mover_boards()
     value, _move, completed = _Table(_table_bits(None, nodes, None)).run(
         player, opponent, EXACT_DEPTH, root, weights, int(nodes or 0), 0)
     if not completed:
