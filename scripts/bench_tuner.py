@@ -309,7 +309,7 @@ def warm(pool: Any, text: str) -> None:
     """A few matches on each worker before the clock: each process compiles the engine once."""
     config = parse_study_file(text)
     for _ in pool.run(config.matches(config.player_spec(config.incumbent_weights()),
-                                     range(1100, 1100 + 2 * max(1, pool.workers)))):
+                                     range(1000, 1000 + 2 * max(1, pool.workers)))):
         pass
 
 

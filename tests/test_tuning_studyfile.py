@@ -125,6 +125,19 @@ def test_a_part_past_the_end_of_the_suite_names_its_size() -> None:
     assert "openings.confirmation" in message and "goes past the suite" in message
 
 
+@pytest.mark.parametrize("confirmation", ["[1000, 1101]", "[1100, 1200]", "[1150, 1160]"])
+def test_the_openings_kept_for_strength_claims_are_refused(confirmation: str) -> None:
+    message = error_of(study_text(openings="[openings]\ntuning = [0, 100]\nselection = [100, 200]\n"
+                                           f"confirmation = {confirmation}"))
+    assert "openings.confirmation" in message and "1100-1199, which are kept for strength claims" in message
+
+
+def test_the_openings_just_below_those_kept_are_a_studys() -> None:
+    config = parse_study_file(study_text(openings="[openings]\ntuning = [0, 100]\nselection = [100, 200]\n"
+                                                  "confirmation = [300, 1100]"), "studies/check.toml")
+    assert config.confirmation_openings == range(300, 1100)
+
+
 def test_an_unknown_suite_names_the_known_ones() -> None:
     message = error_of(study_text(openings="[openings]\nsuite = \"nosuch\"\ntuning = [0, 100]\n"
                                            "selection = [100, 200]\nconfirmation = [300, 400]"))

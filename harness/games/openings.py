@@ -31,6 +31,10 @@ from harness.errors import IllegalAction, InvalidInput
 from harness.games import REGISTRY, Action, Rules, State, load as load_game, parse_spec
 
 DEFAULT_FILE = "openings.json"
+# Openings kept for strength claims (docs/players.md, Strength): no study tunes, selects or confirms on them
+# (a study file that names them is refused), and no player is developed on them, so a ladder tournament on
+# them (``--openings SUITE --seeds 1100 --games 100``) measures a player on openings it never saw.
+STRENGTH_OPENINGS = range(1100, 1200)
 # Fields of a state's JSON that count moves or remember the road to a position, not the position.
 HISTORY_FIELDS = ("ply", "moves", "halfmove", "history")
 

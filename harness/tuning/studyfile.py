@@ -478,7 +478,7 @@ def _confirmation(path: str, table: Any, player: dict[str, Any], game_specs: tup
 
 def _openings(path: str, table: Any, game: str, budget_openings: int) -> tuple[str, range, range, range]:
     """``[openings]``: the suite and its three disjoint parts (tuning, selection, confirmation)."""
-    from harness.games.openings import load_suite
+    from harness.games.openings import STRENGTH_OPENINGS, load_suite
     table = _typed(path, "openings", table, dict, "a table")
     _check_keys(path, "openings.", table, OPENING_KEYS)
     try:
@@ -494,6 +494,10 @@ def _openings(path: str, table: Any, game: str, budget_openings: int) -> tuple[s
         if part.stop > len(suite):
             raise _error(path, f"openings.{key}", f"{[part.start, part.stop]} goes past the suite "
                          f"{suite.name!r}, which holds openings 0..{len(suite) - 1}")
+        if part.start < STRENGTH_OPENINGS.stop and STRENGTH_OPENINGS.start < part.stop:
+            raise _error(path, f"openings.{key}", f"{[part.start, part.stop]} reaches openings "
+                         f"{STRENGTH_OPENINGS.start}-{STRENGTH_OPENINGS.stop - 1}, which are kept for strength "
+                         f"claims (docs/players.md); use openings below {STRENGTH_OPENINGS.start}")
         parts.append(part)
     for (i, first), (j, second) in ((p, q) for p in enumerate(parts) for q in enumerate(parts) if p[0] < q[0]):
         if first.start < second.stop and second.start < first.stop:
