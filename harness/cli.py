@@ -91,15 +91,18 @@ def games() -> None:
     """List the games with a one-line description, the strong player and the ladder of stand-ins.
 
     The ladder is what ``harness tournament GAME --player SPEC --ladder`` plays
-    against; every rung is a player spec usable as --opponent. References
-    (Chinese chess: Fairy-Stockfish) are measured beside the ladder, not on it.
+    against; every rung is a player spec usable as --opponent. Its evaluations
+    are frozen tables, never the live defaults (the line names which table
+    ``eval=default`` is), so adopting new defaults into strong never moves it.
+    References (Chinese chess: Fairy-Stockfish) are measured beside the
+    ladder, not on it.
 
     \b
     Example:
       harness games
     """
     from harness.games import REGISTRY
-    from players.ladder import ladder, references
+    from players.ladder import ladder, ladder_default_source, references
     from players.strong import strong_spec
     for name in sorted(REGISTRY):
         info = REGISTRY[name]
@@ -108,6 +111,8 @@ def games() -> None:
         click.echo(f"  strong = {strong_spec(name)}; strong:time=2 = {strong_spec(name, live=True)}")
         rungs = ladder(name)
         click.echo(f"  ladder ({len(rungs)} rungs): {', '.join(rungs)}")
+        click.echo("  ladder evaluations: frozen tables, not the live defaults; "
+                   f"eval=default is {ladder_default_source(name)}")
         if beside := references(name):
             click.echo(f"  references beside the ladder: {', '.join(beside)}")
 
