@@ -91,15 +91,18 @@ def games() -> None:
     """List the games with a one-line description, the strong player and the ladder of stand-ins.
 
     The ladder is what ``harness tournament GAME --player SPEC --ladder`` plays
-    against; every rung is a player spec usable as --opponent. References
-    (Chinese chess: Fairy-Stockfish) are measured beside the ladder, not on it.
+    against; every rung is a player spec usable as --opponent. Its evaluations
+    are frozen tables, never the live defaults (the line names which table
+    ``eval=default`` is), so adopting new defaults into strong never moves it.
+    References (Chinese chess: Fairy-Stockfish) are measured beside the
+    ladder, not on it.
 
     \b
     Example:
       harness games
     """
     from harness.games import REGISTRY
-    from players.ladder import ladder, references
+    from players.ladder import ladder, ladder_default_source, references
     from players.strong import strong_spec
     for name in sorted(REGISTRY):
         info = REGISTRY[name]
@@ -108,6 +111,8 @@ def games() -> None:
         click.echo(f"  strong = {strong_spec(name)}; strong:time=2 = {strong_spec(name, live=True)}")
         rungs = ladder(name)
         click.echo(f"  ladder ({len(rungs)} rungs): {', '.join(rungs)}")
+        click.echo("  ladder evaluations: frozen tables, not the live defaults; "
+                   f"eval=default is {ladder_default_source(name)}")
         if beside := references(name):
             click.echo(f"  references beside the ladder: {', '.join(beside)}")
 
@@ -780,6 +785,9 @@ def tune(study: str, trials: int | None, workers: int | None, address: str | Non
 @click.option("--fixed", multiple=True, metavar="WEIGHT", help="Hold this weight at its default (repeat).")
 @click.option("--holdout", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.2,
               show_default=True, help="Share of the positions held out of the fit, to measure it on.")
+@click.option("--ridge", type=click.FloatRange(min=0), default=None, metavar="R",
+              help="L2 penalty toward the defaults, each weight in units of its range, worth R positions: "
+                   "negligible on thousands, holds the weights near the defaults on tens; 0 for none [default: 10].")
 @click.option("--seed", type=int, callback=stored_integer, default=0, show_default=True,
               help="Seed of the sample of positions and of the held-out split.")
 @click.option("--name", default=None, metavar="NAME", help="Save the result as the named player fitted:NAME.")
@@ -790,8 +798,8 @@ def tune(study: str, trials: int | None, workers: int | None, address: str | Non
 @db_option
 def fit(game: str, runs: tuple[str, ...], studies: tuple[str, ...], players: tuple[str, ...],
         opponents: tuple[str, ...], files: tuple[str, ...], positions: int | None, label: str,
-        label_player: str | None, base: str, fixed: tuple[str, ...], holdout: float, seed: int, name: str | None,
-        workers: int | None, address: str | None, as_json: bool, quiet: bool, db_url: str | None) -> int:
+        label_player: str | None, base: str, fixed: tuple[str, ...], holdout: float, ridge: float | None, seed: int,
+        name: str | None, workers: int | None, address: str | None, as_json: bool, quiet: bool, db_url: str | None) -> int:
     """Fit GAME's evaluation weights to labelled positions of recorded games; save them as fitted:NAME.
 
     Positions come from recorded matches (every one of GAME, or those of
@@ -799,8 +807,9 @@ def fit(game: str, runs: tuple[str, ...], studies: tuple[str, ...], players: tup
     sides to move, deduplicated. Each is labelled (--label), searches on the
     Ray pool, every label stored in the database: a refit pays no search,
     and Ctrl-C keeps what was labelled (the same command resumes). The fit
-    minimises the logistic loss of sigmoid(eval / scale) against the labels
-    and prints the held-out loss before (default weights) and after.
+    minimises the logistic loss of sigmoid(eval / scale) against the labels,
+    plus a ridge toward the defaults (--ridge), and prints the held-out loss
+    before (default weights) and after.
 
     \b
     Examples:
@@ -815,9 +824,11 @@ def fit(game: str, runs: tuple[str, ...], studies: tuple[str, ...], players: tup
 
     from harness.dbsource import DatabaseSource
     from harness.fitting.driver import FitRequest, run_fit
+    from harness.fitting.fit import RIDGE
     from harness.fitting.positions import MatchFilter
+    ridge = RIDGE if ridge is None else ridge
     request = FitRequest(game, MatchFilter(runs, studies, players, opponents), files, label, label_player, positions,
-                         seed, holdout, name, base, fixed, workers, address)
+                         seed, holdout, name, base, fixed, ridge, workers, address)
     with DatabaseSource(db_url) as source, fit_progress(quiet) as progress:
         report = run_fit(request, source, progress=progress)
     if report.interrupted:
@@ -834,7 +845,7 @@ def fit(game: str, runs: tuple[str, ...], studies: tuple[str, ...], players: tup
     click.echo(f"positions: {report.positions} from {report.matches} matches, {report.labelled} labelled; "
                f"{result.train_positions} fitted, {result.heldout_positions} held out")
     click.echo(f"held-out loss: {result.loss_before:.4f} at the defaults -> {result.loss_after:.4f} fitted "
-               f"(scale {result.scale:.4g})")
+               f"(scale {result.scale:.4g}, ridge {result.ridge:g})")
     click.echo(f"time: labels {report.label_seconds:.1f}s, fit {result.seconds:.1f}s")
     click.echo(f"spec: {report.spec}" + (f", saved as {report.saved}" if report.saved else ""))
     return 0

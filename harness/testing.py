@@ -147,7 +147,8 @@ def check_kit(name: str, positions: int = 6, seed: int = 0) -> None:
 
     The kit is the registry's for ``name`` and a ``GameKit``; its features are
     named as their keys, with ``low <= default <= high``; the stand-in levels
-    and ladder evaluations name only features; material is a balance (one
+    and ladder evaluations name every feature and nothing else (frozen tables:
+    no live default enters the ladder); material is a balance (one
     side's is the other's negated); the board reading gives one kind per
     square, the same for the same position and different for different ones.
     """
@@ -167,11 +168,15 @@ def check_kit(name: str, positions: int = 6, seed: int = 0) -> None:
     search = declared.search
     assert search.GBOT, f"{name}: no G-Bot stand-in level"
     assert {"material", "default"} <= set(search.GBOT_EVALS), f"{name}: the ladder needs material and default"
+    # Frozen: every stand-in and rung names every feature, so no live default enters the ladder.
+    assert isinstance(search.GBOT_DEFAULT_SOURCE, str) and search.GBOT_DEFAULT_SOURCE, f"{name}: GBOT_DEFAULT_SOURCE"
     for level, settings in search.GBOT.items():
         assert int(settings["depth"]) >= 1, f"{name}: stand-in level {level} has no depth"
-        assert set(settings.get("weights", {})) <= set(declared.features), f"{name}: level {level}'s weights"
+        assert set(settings.get("weights", {})) == set(declared.features), \
+            f"{name}: level {level}'s weights must name every feature (a frozen table, not the live defaults)"
     for evaluation, weights in search.GBOT_EVALS.items():
-        assert set(weights) <= set(declared.features), f"{name}: ladder eval {evaluation} names no feature"
+        assert set(weights) == set(declared.features), \
+            f"{name}: ladder eval {evaluation} must name every feature (a frozen table, not the live defaults)"
     rules = load(name)
     seen: dict[str, tuple[str, ...]] = {}
     for state in random_positions(rules, positions, seed=seed):

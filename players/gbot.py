@@ -10,8 +10,11 @@ Because nobody knows which guess is right, ``depth`` and ``eval`` make a
 ladder of them (``players.ladder``): ``gbot:depth=6,eval=material`` is the
 level's stand-in searching six plies on material alone. The evaluations are
 ``GBOT_EVALS`` in ``harness.games.<game>.search``: ``material``, ``default`` (the
-project's default weights when the ladder was made: Chinese chess's keep its
-textbook weights, from before its defaults were fitted) and one more per game.
+project's default weights when the ladder was made, frozen: Ravenward's and
+Totality's ``LADDER_DEFAULTS``, today's defaults of 2026-12-08; Chinese
+chess's textbook weights, from before its defaults were fitted) and one more
+per game. Levels and evaluations name every feature, so the live defaults
+never reach a stand-in: adopting new defaults into ``strong`` never moves one.
 """
 
 from __future__ import annotations

@@ -8,6 +8,12 @@ game's ``GBOT_EVALS`` (``gbot:depth=6,eval=material``), leaving out a rung
 that would play exactly like a level already listed. The rungs go from the
 shallowest to the deepest search.
 
+The ladder stays fixed: every level and evaluation names every feature from
+a frozen table (``LADDER_DEFAULTS`` of Ravenward and Totality, the defaults
+of 2026-12-08; Chinese chess's ``TEXTBOOK``), never the live defaults, so
+adopting new default weights into ``strong`` never moves a rung under the
+players it measures (``ladder_default_source`` names each game's table).
+
 Chinese chess also has references nobody here wrote (``references``):
 Fairy-Stockfish (Debian package ``fairy-stockfish``) at fixed node counts,
 with one thread so each is deterministic. They are measured beside the
@@ -58,6 +64,17 @@ def ladder(game: str) -> list[str]:
                 rungs.append(rung)
                 seen.append(settings)
     return rungs
+
+
+def ladder_default_source(game: str) -> str:
+    """Which frozen table the rungs of ``game`` that use "the default evaluation" read (``GBOT_DEFAULT_SOURCE``).
+
+    Raises:
+        UnknownGame: not a registered game.
+    """
+    name, _ = parse_spec(game)
+    load_game(game)
+    return searches.module(name).GBOT_DEFAULT_SOURCE
 
 
 def references(game: str) -> list[str]:

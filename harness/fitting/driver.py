@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from harness.errors import InvalidInput, SpecError
-from harness.fitting.fit import FitResult, fit_weights
+from harness.fitting.fit import RIDGE, FitResult, fit_weights
 from harness.fitting.labels import Labeller, label_positions, make_labeller
 from harness.fitting.positions import (MatchFilter, extract_positions, file_matches, recorded_matches,
                                        replay_position)
@@ -44,6 +44,7 @@ class FitRequest:
         name: the named player to save (``fitted:<name>``), None to save nothing.
         base: the player whose weights are fitted (its other settings kept): default ``strong``'s alpha-beta.
         fixed: weights held at their defaults.
+        ridge: the fit's L2 penalty toward the defaults, in positions' worth (``fit.RIDGE`` by default).
         workers, address: the pool (``--workers``, ``--address``).
     """
 
@@ -58,6 +59,7 @@ class FitRequest:
     name: str | None = None
     base: str = "strong"
     fixed: tuple[str, ...] = ()
+    ridge: float = RIDGE
     workers: int | None = None
     address: str | None = None
 
@@ -170,12 +172,12 @@ def run_fit(request: FitRequest, source: DatabaseSource,
     chosen = [position for position in positions if position.key in labels]
     states = [replay_position(game, position) for position in chosen]
     result = fit_weights(game, states, [labels[p.key] for p in chosen], holdout=request.holdout,
-                         seed=request.seed, fixed=request.fixed)
+                         seed=request.seed, fixed=request.fixed, ridge=request.ridge)
     spec = fitted_spec(request.base, game, result.weights)
     saved = None
     if request.name is not None and database is not None:
         note = (f"harness fit: {labeller.name} labels, {result.train_positions + result.heldout_positions} "
-                f"positions, held-out loss {result.loss_before:.4f} -> {result.loss_after:.4f}")
+                f"positions, ridge {result.ridge:g}, held-out loss {result.loss_before:.4f} -> {result.loss_after:.4f}")
         database.save_named_player(request.name, spec, kit(game).name, note, kind="fitted")
         saved = f"fitted:{request.name}"
     return FitReport(kit(game).name, labeller.name, len(matches), len(positions), len(chosen), label_seconds,

@@ -22,6 +22,20 @@ weights w, and the loss is the mean cross-entropy over the positions.
   not (Chinese chess's ``hanging`` scales the piece values). A weight whose
   column is zero on every position (a feature these positions never show)
   keeps its default.
+* **Ridge.** The fit minimises the mean loss plus ``ridge / n`` times the sum
+  of each fitted weight's squared distance from its default in units of its
+  range, ``((w - default) / (high - low))**2``, over the n training positions:
+  an L2 penalty toward the defaults (a Gaussian prior worth ``ridge``
+  positions), unit-free because each weight is measured in its own range.
+  Divided by n, it fades as positions grow: the default (``RIDGE``, 10) is
+  meant to be negligible for thousands of positions and to hold the weights
+  near the defaults on tens, where the plain fit overfits. In a small check
+  (Chinese chess, 23 weights, Fairy-Stockfish labels at 2,000 nodes, two
+  splits) it cut the plain fit's held-out loss on 100 positions from 0.727
+  to 0.666 and from 0.503 to 0.488 (the defaults': 0.658 and 0.487), and on
+  600 it cost at most 0.004. A fixed default, not one chosen on the
+  held-out positions, so the held-out loss stays an honest measure.
+  ``ridge=0`` is the plain fit.
 * **Held-out loss.** A seeded share of the positions (``holdout``) is kept
   out of both fits; the loss on it before (default weights) and after
   (fitted) is computed with the real evaluation, not the linearisation.
@@ -42,6 +56,7 @@ from harness.errors import InvalidInput
 from harness.games import kit
 
 ROUNDS = 4  # linearisations at most
+RIDGE = 10.0  # the penalty toward the defaults, in positions' worth (``ridge`` of ``fit_weights``)
 STEP_SHARE = 0.1  # a column's step: this share of the feature's range
 EPSILON = 1e-12  # keeps the logarithm of a prediction finite
 
@@ -54,6 +69,7 @@ class FitResult:
         weights: every fitted weight (the features' order); the others keep their defaults.
         defaults: every feature's default.
         scale: the fitted evaluation units per logistic unit.
+        ridge: the strength of the penalty toward the defaults (positions' worth).
         loss_before: held-out loss at the defaults (at the fitted scale).
         loss_after: held-out loss at the fitted weights.
         train_positions: positions fitted on.
@@ -65,6 +81,7 @@ class FitResult:
     weights: dict[str, float]
     defaults: dict[str, float]
     scale: float
+    ridge: float
     loss_before: float
     loss_after: float
     train_positions: int
@@ -85,6 +102,7 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
 
 def fit_weights(game: str, states: Sequence[tuple[Any, Any]], labels: Sequence[float], *,
                 holdout: float = 0.2, seed: int = 0, fixed: Sequence[str] = (), scale: float | None = None,
+                ridge: float = RIDGE,
                 evaluate: Callable[[Any, Any, np.ndarray], float] | None = None) -> FitResult:
     """Fit ``game``'s evaluation weights to labelled positions.
 
@@ -96,11 +114,13 @@ def fit_weights(game: str, states: Sequence[tuple[Any, Any]], labels: Sequence[f
         seed: chooses the held-out positions.
         fixed: weights held at their defaults.
         scale: hold the scale at this value instead of fitting it (labels known to be on a scale).
+        ridge: the L2 penalty toward the defaults, each weight in units of its range, worth ``ridge``
+            positions (the loss adds ``ridge / n`` times the sum of squares); 0 for none.
         evaluate: the evaluation (``static_value(rules, state, weights)``); default the game's.
 
     Raises:
         InvalidInput: too few positions to fit and hold some out, a bad
-            ``holdout``, or a fixed weight that is not a feature.
+            ``holdout``, a negative ``ridge``, or a fixed weight that is not a feature.
     """
     started = time.perf_counter()
     features = kit(game).features
@@ -108,6 +128,8 @@ def fit_weights(game: str, states: Sequence[tuple[Any, Any]], labels: Sequence[f
     for name in fixed:
         if name not in features:
             raise InvalidInput(f"{name!r} is not a feature of {kit(game).name}; valid: {', '.join(names)}")
+    if not (ridge >= 0.0 and math.isfinite(ridge)):
+        raise InvalidInput(f"ridge must be a number at least 0, not {ridge}")
     if not 0.0 < holdout < 1.0:
         raise InvalidInput(f"holdout must lie between 0 and 1, not {holdout}")
     if len(states) != len(labels):
@@ -132,13 +154,15 @@ def fit_weights(game: str, states: Sequence[tuple[Any, Any]], labels: Sequence[f
     at_defaults = values(train, defaults)
     if scale is None:
         scale = _fit_scale(at_defaults, y[train], kit(game).eval_scale)
+    # Per weight, the penalty's factor on (w - default)**2: unit-free by the range, fading with n.
+    penalty = ridge / len(train) / np.maximum(high - low, 1e-9) ** 2
     weights, held = defaults.copy(), set()
     for round_number in range(ROUNDS):
         base = at_defaults if round_number == 0 else values(train, weights)
         columns = _columns(values, train, weights, base, low, high, free)
         active = free & (np.abs(columns).max(axis=0) > 0)
         held = {name for name, on, can in zip(names, active, free) if can and not on}
-        fitted = _fit_linear(base, columns, weights, y[train], scale, low, high, active)
+        fitted = _fit_linear(base, columns, weights, y[train], scale, low, high, active, defaults, penalty)
         moved = np.max(np.abs(fitted - weights) / np.maximum(high - low, 1e-9)) if len(fitted) else 0.0
         weights = fitted
         if moved < 1e-4:
@@ -147,6 +171,7 @@ def fit_weights(game: str, states: Sequence[tuple[Any, Any]], labels: Sequence[f
     after = logistic_loss(values(heldout, weights), y[heldout], scale)
     return FitResult(weights={name: float(round(value, 4)) for name, value in zip(names, weights)},
                      defaults={name: float(value) for name, value in zip(names, defaults)}, scale=float(scale),
+                     ridge=float(ridge),
                      loss_before=before, loss_after=after, train_positions=len(train),
                      heldout_positions=len(heldout), seconds=time.perf_counter() - started,
                      held=tuple(sorted(held)))
@@ -173,20 +198,24 @@ def _columns(values: Callable[[list[int], np.ndarray], np.ndarray], indices: lis
 
 
 def _fit_linear(base: np.ndarray, columns: np.ndarray, start: np.ndarray, labels: np.ndarray,
-                scale: float, low: np.ndarray, high: np.ndarray, active: np.ndarray) -> np.ndarray:
-    """L-BFGS-B on the linearised evaluation ``base + columns @ (w - start)``, active weights within [low, high]."""
+                scale: float, low: np.ndarray, high: np.ndarray, active: np.ndarray, centre: np.ndarray,
+                penalty: np.ndarray) -> np.ndarray:
+    """L-BFGS-B on the linearised evaluation ``base + columns @ (w - start)``, active weights within [low, high],
+    plus the ridge ``sum(penalty * (w - centre)**2)`` over the active weights."""
     from scipy.optimize import minimize
     index = np.flatnonzero(active)
     if not len(index):
         return start.copy()
     part = columns[:, index]
+    centre, penalty = centre[index], penalty[index]
 
     def loss_and_gradient(w: np.ndarray) -> tuple[float, np.ndarray]:
         values = base + part @ (w - start[index])
         predicted = _sigmoid(values / scale)
         loss = -np.mean(labels * np.log(predicted + EPSILON) + (1.0 - labels) * np.log(1.0 - predicted + EPSILON))
         gradient = part.T @ (predicted - labels) / (scale * len(labels))
-        return float(loss), gradient
+        distance = w - centre
+        return float(loss + np.sum(penalty * distance ** 2)), gradient + 2.0 * penalty * distance
 
     bounds = list(zip(np.minimum(low[index], start[index]), np.maximum(high[index], start[index])))
     found = minimize(loss_and_gradient, start[index], jac=True, method="L-BFGS-B", bounds=bounds)

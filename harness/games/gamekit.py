@@ -59,11 +59,14 @@ class GameSearch(Protocol):
     and returns (result, the user's score). ``GBOT`` holds the G-Bot stand-in
     levels (level -> ``{"depth": int, "weights": {...}, ...}``, extra keys
     passed on to ``search``), ``GBOT_EVALS`` the evaluations a ladder rung may
-    use (name -> weights over the defaults).
+    use (name -> weights). Both name every feature, from a frozen table rather
+    than the live defaults, so adopting new defaults never moves the ladder;
+    ``GBOT_DEFAULT_SOURCE`` says which table ``eval=default`` is (``harness games``).
     """
 
     GBOT: dict[str, dict[str, Any]]
     GBOT_EVALS: dict[str, dict[str, float]]
+    GBOT_DEFAULT_SOURCE: str
 
     def search(self, rules: Any, state: Any, weights: np.ndarray, *, depth: int | None = None,
                nodes: int | None = None, deadline: float | None = None, seed: int = 0) -> SearchResult: ...

@@ -15,7 +15,8 @@ import pytest
 
 from harness.cli import main
 from harness.db import open_database
-from harness.fitting.fit import fit_weights, logistic_loss
+from harness.errors import InvalidInput
+from harness.fitting.fit import RIDGE, fit_weights, logistic_loss
 from harness.fitting.labels import Labeller, label_positions, make_labeller, search_value
 from harness.fitting.positions import Position, extract_positions, position_key, replay_position
 from harness.games import kit, load
@@ -124,19 +125,46 @@ def synthetic_positions(count: int) -> list[tuple]:
     return states
 
 
+TRUTH = {"mobility": 18.0, "corners": 40.0, "stability": 4.0, "frontier": -6.0}
+
+
+def known_weight_labels(states: list[tuple], scale: float) -> list[float]:
+    """Each position's label as ``TRUTH``'s evaluation predicts it on ``scale``: labels a fit can recover exactly."""
+    return [1 / (1 + math.exp(-totality_search.static_value(r, s, weight_vector("totality", TRUTH)) / scale))
+            for r, s in states]
+
+
 def test_a_fit_on_positions_labelled_by_known_weights_recovers_them_and_lowers_the_held_out_loss():
     states = synthetic_positions(400)
-    truth = {"mobility": 18.0, "corners": 40.0, "stability": 4.0, "frontier": -6.0}
     scale = 60.0
-    labels = [1 / (1 + math.exp(-totality_search.static_value(r, s, weight_vector("totality", truth)) / scale))
-              for r, s in states]
-    fixed = [name for name in kit("totality").features if name not in truth]
-    result = fit_weights("totality", states, labels, holdout=0.25, seed=1, fixed=fixed, scale=scale)
-    for name, value in truth.items():
+    labels = known_weight_labels(states, scale)
+    fixed = [name for name in kit("totality").features if name not in TRUTH]
+    result = fit_weights("totality", states, labels, holdout=0.25, seed=1, fixed=fixed, scale=scale, ridge=0.0)
+    for name, value in TRUTH.items():
         assert result.weights[name] == pytest.approx(value, abs=0.05 * (abs(value) + 1)), name
-    assert result.heldout_positions == 100 and result.train_positions == 300
+    assert result.heldout_positions == 100 and result.train_positions == 300 and result.ridge == 0.0
     assert result.loss_after < result.loss_before
     assert all(result.weights[name] == result.defaults[name] for name in fixed)
+
+
+def test_the_ridge_pulls_the_fit_toward_the_defaults_in_proportion_to_its_strength():
+    states = synthetic_positions(200)
+    fixed = [name for name in kit("totality").features if name not in TRUTH]
+    features = kit("totality").features
+
+    def distance(states: list[tuple], ridge: float) -> float:
+        """How far the fit moved the weights from the defaults, each in units of its range."""
+        result = fit_weights("totality", states, known_weight_labels(states, 60.0), seed=1, fixed=fixed, scale=60.0,
+                             ridge=ridge)
+        assert result.ridge == ridge
+        return sum(abs(result.weights[name] - f.default) / (f.high - f.low) for name, f in features.items())
+
+    free, default, strong = distance(states, 0.0), distance(states, RIDGE), distance(states, 1e7)
+    assert strong < 1e-3 < default < free   # a strong ridge keeps the defaults; the default one moves less
+    more = synthetic_positions(800)   # ... and it fades as positions grow: it is worth RIDGE positions
+    assert default / free < distance(more, RIDGE) / distance(more, 0.0) < 1.0
+    with pytest.raises(InvalidInput, match="ridge"):
+        fit_weights("totality", states, known_weight_labels(states, 60.0), ridge=-1.0)
 
 
 def test_the_scale_is_fitted_when_the_labels_come_from_the_default_weights():
@@ -192,6 +220,7 @@ def test_harness_fit_prints_held_out_loss_and_saves_a_fitted_player_usable_as_a_
     report = json.loads(out)
     assert report["format"] == "harness.fit/1" and report["positions"] == 200 and report["player"] == "fitted:mine"
     assert report["heldout_positions"] == 40 and report["loss_before"] > 0 and report["loss_after"] > 0
+    assert report["ridge"] == RIDGE   # the JSON names the ridge used
     assert db.resolve_spec("fitted:mine") == report["spec"]
     assert load_player(db.resolve_spec("fitted:mine"), "totality").weights == report["weights"]
     code, out, err = run(["players", "--db", url, "--json"], capsys)
@@ -209,6 +238,7 @@ def test_harness_fit_prints_held_out_loss_and_saves_a_fitted_player_usable_as_a_
     (["fit", "totality", "--from", "x.jsonl", "--run", "1"], "--from"),
     (["fit", "totality", "--run", "99"], "no run"),
     (["fit", "totality", "--holdout", "1.5"], "--holdout"),
+    (["fit", "totality", "--ridge", "-1"], "--ridge"),
 ])
 def test_bad_input_is_one_line_with_exit_code_2(argv, words, database, capsys):
     url, _ = database

@@ -9,7 +9,11 @@ from harness.errors import SpecError
 from harness.games import load as load_game
 from players import search as searches
 from players.features import weight_vector
-from players.ladder import DEPTHS, ladder, references
+from harness.games.ravenward.features import LADDER_DEFAULTS as RAVENWARD_FROZEN
+from harness.games.totality.features import LADDER_DEFAULTS as TOTALITY_FROZEN
+from harness.games.xiangqi.features import TEXTBOOK
+from players.features import defaults, feature_names
+from players.ladder import DEPTHS, ladder, ladder_default_source, references
 
 
 def test_a_stand_in_takes_a_depth_and_an_evaluation_and_keeps_its_level_otherwise():
@@ -20,9 +24,9 @@ def test_a_stand_in_takes_a_depth_and_an_evaluation_and_keeps_its_level_otherwis
     assert settings["weights"] == searches.module("totality").GBOT_EVALS["material"]
     ravenward = load_game("ravenward")
     pinned = players.load("gbot").settings(ravenward)   # the evaluation of its day: later features off
-    assert pinned["depth"] == 5 and set(pinned["weights"].values()) == {0.0}
-    assert set(pinned["weights"]) == {"king_corner_paths", "corner_path_guards", "unguarded_corner_paths",
-                                      "king_shields"}
+    later = {"king_corner_paths", "corner_path_guards", "unguarded_corner_paths", "king_shields"}
+    assert pinned["depth"] == 5 and {pinned["weights"][name] for name in later} == {0.0}
+    assert pinned["weights"] == RAVENWARD_FROZEN | {name: 0.0 for name in later}
     assert players.load("gbot:eval=default,depth=3").spec == "gbot:depth=3,eval=default"
 
 
@@ -66,3 +70,43 @@ def test_the_material_stand_in_plays_differently_from_the_default_one():
                       depth=3, nodes=None, deadline=None, seed=0)
     default = search(rules, state, weight_vector("ravenward"), depth=3, nodes=None, deadline=None, seed=0)
     assert material.value != default.value
+
+
+FROZEN = {"ravenward": RAVENWARD_FROZEN, "totality": TOTALITY_FROZEN, "xiangqi": TEXTBOOK}
+
+
+@pytest.mark.parametrize("game", ["ravenward", "totality"])
+def test_the_frozen_defaults_name_every_feature_and_hold_the_defaults_the_ladder_was_made_with(game):
+    frozen = FROZEN[game]
+    assert list(frozen) == feature_names(game)   # a feature added later must be listed, at 0
+    assert searches.module(game).GBOT_EVALS["default"] == frozen
+    assert "LADDER_DEFAULTS" in ladder_default_source(game) and "2026-12-08" in ladder_default_source(game)
+
+
+@pytest.mark.parametrize("game", ["ravenward", "totality", "totality:easy", "xiangqi"])
+def test_the_default_evaluation_rungs_play_the_frozen_table_not_the_live_defaults(game):
+    rules = load_game(game)
+    frozen = weight_vector(rules.name, FROZEN[rules.name])
+    default_rungs = [rung for rung in ladder(game) if "eval=default" in rung]
+    assert len(default_rungs) >= len(DEPTHS) - 1
+    for rung in default_rungs:
+        weights, _ = players.load(rung, game=game).search_arguments(rules)
+        assert list(weights) == list(frozen)
+
+
+@pytest.mark.parametrize("game", ["ravenward", "totality", "totality:easy", "xiangqi", "xiangqi:seat=black"])
+def test_a_change_to_the_default_weights_moves_no_rung_of_the_ladder(game, monkeypatch):
+    rules = load_game(game)
+
+    def played(rung: str) -> tuple:
+        weights, arguments = players.load(rung, game=game).search_arguments(rules)
+        return tuple(weights), sorted(arguments.items())
+
+    rungs = ladder(game)
+    before = {rung: played(rung) for rung in rungs}
+    # Every default moved (by its own size and one more): what adopting new weights into strong does.
+    moved = {name: 2.0 * value + 1.0 for name, value in defaults(rules.name).items()}
+    monkeypatch.setattr("players.features.defaults", lambda _game: dict(moved))
+    assert list(weight_vector(rules.name)) == list(moved.values())   # the live defaults did move
+    assert ladder(game) == rungs
+    assert {rung: played(rung) for rung in rungs} == before

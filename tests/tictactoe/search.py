@@ -21,12 +21,15 @@ from tests.tictactoe.features import FEATURES, INDEX
 WIN = 1000.0
 MAX_DEPTH = 9
 
-# The G-Bot stand-in: two plies on the default weights.
-GBOT: dict[str, dict] = {"default": {"depth": 2, "weights": {}}}
+# The G-Bot stand-in: two plies on the default weights, frozen (every feature named) so a change to
+# the defaults never moves it or a ladder rung.
+LADDER_DEFAULTS = {"two_in_line": 10.0, "open_lines": 1.0, "center": 2.0, "corners": 1.0}
+GBOT_DEFAULT_SOURCE = "LADDER_DEFAULTS (the default weights, frozen)"
+GBOT: dict[str, dict] = {"default": {"depth": 2, "weights": dict(LADDER_DEFAULTS)}}
 GBOT_EVALS: dict[str, dict[str, float]] = {
-    "material": {name: 0.0 for name in FEATURES} | {"open_lines": 1.0},
-    "default": {},
-    "center": {"center": 8.0},
+    "material": {name: 0.0 for name in LADDER_DEFAULTS} | {"open_lines": 1.0},
+    "default": dict(LADDER_DEFAULTS),
+    "center": LADDER_DEFAULTS | {"center": 8.0},
 }
 
 

@@ -65,6 +65,17 @@ FEATURES: dict[str, Feature] = {f.name: f for f in (
             "Added to a drawn end (40 + 3 * taken) relative to the evaluation: > 0 welcomes draws."),
 )}
 
+# The default weights of 2026-12-08 (harness 0.1.0), frozen for the ladder: the G-Bot stand-ins and the
+# rungs that use "the default evaluation" (``eval=default``) read this table, never ``FEATURES``'
+# defaults, so adopting new defaults into ``strong`` does not move the ladder under the players it
+# measures. It names every feature: a feature added later is listed here at 0 (a test checks it).
+LADDER_DEFAULTS: dict[str, float] = {
+    "king_corner_distance": -4.0, "king_open_corners": 40.0, "king_escape_routes": 8.0, "corner_guards": -3.0,
+    "blocked_corners": -6.0, "ravens_adjacent_king": -6.0, "king_in_danger": -25.0, "defenders": 10.0,
+    "ravens_taken": 6.0, "defenders_threatened": -4.0, "ravens_threatened": 2.0, "king_mobility": 1.0,
+    "mobility": 0.2, "king_on_edge": 3.0, "moves_played": -2.0, "king_corner_paths": 4.0,
+    "corner_path_guards": -2.0, "unguarded_corner_paths": 30.0, "king_shields": 2.0, "draw_contempt": 0.0}
+
 # Weight-vector indices, in FEATURES order; the compiled evaluation reads them.
 INDEX = feature_index(FEATURES)
 

@@ -71,24 +71,29 @@ from harness.errors import IllegalAction
 from harness.games import Rules, State
 from harness.games.ravenward import _core as core
 from harness.games.ravenward import decode, to_array
-from harness.games.ravenward.features import FEATURES, INDEX
+from harness.games.ravenward.features import FEATURES, INDEX, LADDER_DEFAULTS
 from harness.games.gamekit import SearchResult
+
+# Every stand-in and rung is built on ``LADDER_DEFAULTS`` (every feature named), never on the live
+# defaults, so adopting new defaults never moves the ladder; ``harness games`` prints this line.
+GBOT_DEFAULT_SOURCE = "LADDER_DEFAULTS (the default weights of 2026-12-08, harness 0.1.0)"
 
 # The stand-in searches five plies at the evaluation the project had when it was made: the
 # features added since (the corner paths, the King's shields) are off, so ``gbot`` keeps its meaning.
 _LATER_FEATURES = ("king_corner_paths", "corner_path_guards", "unguarded_corner_paths", "king_shields")
 # Its search stays the plain full-width alpha-beta of its day too (no techniques: no reductions,
 # no quiescence), the "fixed-depth minimax" that sibling games document.
-GBOT = {"default": {"depth": 5, "techniques": "none", "weights": {name: 0.0 for name in _LATER_FEATURES}}}
+GBOT = {"default": {"depth": 5, "techniques": "none",
+                    "weights": LADDER_DEFAULTS | {name: 0.0 for name in _LATER_FEATURES}}}
 
 # The evaluations a ladder stand-in may use (``gbot:depth=5,eval=material``): material alone (10 a
-# defender, 5 a raven, as the score pays), the project's default weights, and a blockade style that
+# defender, 5 a raven, as the score pays), the frozen default weights, and a blockade style that
 # seals corners and hunts the King harder.
 GBOT_EVALS: dict[str, dict[str, float]] = {
-    "material": {name: 0.0 for name in FEATURES} | {"defenders": 10.0, "ravens_taken": 5.0},
-    "default": {},
-    "blockade": {"corner_guards": -8.0, "blocked_corners": -20.0, "king_in_danger": -40.0,
-                 "ravens_adjacent_king": -10.0},
+    "material": {name: 0.0 for name in LADDER_DEFAULTS} | {"defenders": 10.0, "ravens_taken": 5.0},
+    "default": dict(LADDER_DEFAULTS),
+    "blockade": LADDER_DEFAULTS | {"corner_guards": -8.0, "blocked_corners": -20.0, "king_in_danger": -40.0,
+                                   "ravens_adjacent_king": -10.0},
 }
 
 MAX_DEPTH = 64

@@ -55,6 +55,15 @@ FEATURES: dict[str, Feature] = {f.name: f for f in [
 ]}
 
 
+# The default weights of 2026-12-08 (harness 0.1.0), frozen for the ladder: the G-Bot stand-ins and the
+# rungs that use "the default evaluation" (``eval=default``) read this table, never ``FEATURES``'
+# defaults, so adopting new defaults into ``strong`` does not move the ladder under the players it
+# measures. It names every feature: a feature added later is listed here at 0 (a test checks it).
+LADDER_DEFAULTS: dict[str, float] = {
+    "mobility": 10.0, "potential_mobility": 0.0, "frontier": -3.0, "corners": 0.0, "x_squares": 0.0,
+    "c_squares": 0.0, "stability": 10.0, "edges": 0.0, "parity": 0.0, "discs_late": 3.0, "positional": 1.0,
+    "discs": 0.0}
+
 def material(rules: Rules, state: State, side: int) -> float:
     """Disc difference for ``side``: its discs minus the other side's (what the greedy player maximises)."""
     counts = rules.counters(state)

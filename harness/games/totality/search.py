@@ -47,7 +47,7 @@ from harness.games.totality._kernels import (
     NOT_COL_0, NOT_COL_7, ONE, S1, S8, ZERO, flips, lowest_bit, monotonic_ns, moves, popcount, random_playout,
 )
 from harness.games.gamekit import SearchResult, feature_index
-from harness.games.totality.features import FEATURES
+from harness.games.totality.features import FEATURES, LADDER_DEFAULTS
 
 PASS_MOVE = 64
 DECIDED = 1.0e6
@@ -611,8 +611,10 @@ def rollout(rules: Rules, state: State, seed: int) -> tuple[str, float]:
     return rules.result_of(sun.bit_count(), moon.bit_count())
 
 
-_ALL_OFF = {"mobility": 0.0, "potential_mobility": 0.0, "frontier": 0.0, "corners": 0.0, "x_squares": 0.0,
-            "c_squares": 0.0, "stability": 0.0, "edges": 0.0, "parity": 0.0, "discs_late": 0.0}
+# Every stand-in and rung is built on ``LADDER_DEFAULTS`` (every feature named), never on the live
+# defaults, so adopting new defaults never moves the ladder; ``harness games`` prints this line.
+GBOT_DEFAULT_SOURCE = "LADDER_DEFAULTS (the default weights of 2026-12-08, harness 0.1.0)"
+_ALL_OFF = {name: 0.0 for name in LADDER_DEFAULTS}
 
 # G-Bot stand-ins: plain fixed-depth minimax on the classic square-value table (the "standard
 # positional evaluation" of Othello programs), no endgame solver. Wise adds mobility and looks
@@ -625,9 +627,9 @@ GBOT: dict[str, dict] = {
 }
 
 # The evaluations a ladder stand-in may use (``gbot:depth=5,eval=material``): the disc count alone,
-# the project's default weights, and the classic table with mobility (the wise stand-in's).
+# the frozen default weights, and the classic table with mobility (the wise stand-in's).
 GBOT_EVALS: dict[str, dict[str, float]] = {
-    "material": _ALL_OFF | {"positional": 0.0, "discs": 1.0},
-    "default": {},
+    "material": _ALL_OFF | {"discs": 1.0},
+    "default": dict(LADDER_DEFAULTS),
     "classic": _ALL_OFF | {"positional": 1.0, "mobility": 10.0},
 }

@@ -107,6 +107,9 @@ GBOT = {
     "default": {"depth": 3, "techniques": PLAIN, "weights": TEXTBOOK | _MATERIAL},
 }
 
+# What ``eval=default`` is (``harness games`` prints it): a frozen table, never the live defaults.
+GBOT_DEFAULT_SOURCE = "TEXTBOOK (the hand-set weights of before the first fit)"
+
 # The evaluations a ladder stand-in may use (``gbot:depth=5,eval=material``): material alone, the
 # project's weights when the ladder was made, and an active style that values mobility and piece
 # placement more. All are built on ``TEXTBOOK``, which names every feature (those added since at 0),
