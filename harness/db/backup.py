@@ -7,7 +7,11 @@ page by page, beside the writers. The copy is checked (``PRAGMA
 integrity_check``) before it is renamed into place, gzipped when the file
 name ends in ``.gz`` (a study's database shrinks about tenfold), so a copy
 that exists is whole. Restoring never writes over a database: it makes a
-new file. PostgreSQL has its own tools (``pg_dump``); the message says so.
+new file. Both write to a temporary name in the target's directory, flush
+it to the disk and rename it (``harness.files.beside`` and ``place``): a
+backup or restore killed at any point (SIGKILL, a power cut) leaves the
+target whole or absent, and the next one removes the killed one's
+temporary file. PostgreSQL has its own tools (``pg_dump``); the message says so.
 """
 
 from __future__ import annotations
@@ -16,9 +20,7 @@ import gzip
 import os
 import shutil
 import sqlite3
-import tempfile
-from collections.abc import Iterator
-from contextlib import closing, contextmanager
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,7 +29,7 @@ from sqlalchemy.exc import ArgumentError
 
 from harness.db.database import default_url, mask_url, sqlite_file
 from harness.errors import DatabaseError, HarnessError, InvalidInput
-from harness.files import check_output_file
+from harness.files import beside, check_output_file, place
 
 PAGES_PER_STEP = 4096  # the writers get the database back between steps of about 16 MB
 
@@ -74,7 +76,7 @@ def backup(url: str | None, target: str | os.PathLike[str]) -> Copy:
     path = check_output_file(target, "file")
     if path.exists() and os.path.samefile(path, source):
         raise InvalidInput(f"FILE {str(target)!r} is the database itself; give another file name")
-    with _beside(path) as scratch:
+    with beside(path) as scratch:
         try:
             with closing(sqlite3.connect(source)) as reading, closing(sqlite3.connect(scratch)) as writing:
                 reading.backup(writing, pages=PAGES_PER_STEP)
@@ -102,7 +104,7 @@ def restore(source: str | os.PathLike[str], url: str | None) -> Copy:
         raise InvalidInput(f"a database is already at {mask_url(url or default_url())}; restoring never writes "
                            "over one: give --db a new file, or move that one away first")
     path = check_output_file(target, "db_url")
-    with _beside(path) as scratch:
+    with beside(path) as scratch:
         opener = gzip.open if _is_gzip(given) else open
         try:
             with opener(given, "rb") as reading, open(scratch, "wb") as writing:
@@ -111,7 +113,11 @@ def restore(source: str | os.PathLike[str], url: str | None) -> Copy:
             raise InvalidInput(f"{str(source)!r} is not a whole copy: {error}") from None
         tables = _checked(scratch, repr(str(source)))
         size = os.path.getsize(scratch)
-        os.replace(scratch, path)
+        try:
+            place(scratch, path, replace=False)
+        except FileExistsError:
+            raise InvalidInput(f"a database appeared at {mask_url(url or default_url())} while restoring; "
+                               "restoring never writes over one: give --db a new file") from None
     return Copy(path, size, size, tables)
 
 
@@ -138,35 +144,14 @@ def _sqlite_error(error: sqlite3.Error, what: str) -> HarnessError:
 def _place(scratch: str, path: Path, compress: bool) -> None:
     """Move the finished copy to ``path``, gzipping it on the way when asked."""
     if not compress:
-        os.replace(scratch, path)
+        place(scratch, path)
         return
-    with _beside(path) as packed:
+    with beside(path) as packed:
         with open(scratch, "rb") as reading, gzip.open(packed, "wb") as writing:
             shutil.copyfileobj(reading, writing, 1 << 20)
-        os.replace(packed, path)
+        place(packed, path)
 
 
 def _is_gzip(path: Path) -> bool:
     with open(path, "rb") as stream:
         return stream.read(2) == b"\x1f\x8b"
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-@contextmanager
-def _beside(path: Path) -> Iterator[str]:
-    """A temporary file name in ``path``'s directory (so the final rename is atomic), removed if left over."""
-    handle, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
-    os.close(handle)
-    os.chmod(name, 0o666 & ~_umask())  # a copy is an ordinary file, not mkstemp's private one
-    try:
-        yield name
-    except OSError as error:
-        raise HarnessError(f"cannot write {str(path)!r}: {error.strerror or error}") from None
-    finally:
-        if os.path.exists(name):
-            os.unlink(name)

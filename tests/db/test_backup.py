@@ -111,3 +111,76 @@ def test_bad_input_is_one_line_exit_2_and_writes_nothing(written, tmp_path, caps
     assert code == 2 and out == "" and complaint in err and err.count("\n") == 1, err
     assert "s3cret" not in err
     assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+# A real `harness db backup` / `restore` in a subprocess that SIGKILLs itself at a named point inside the
+# copy: deterministic, where a kill after a timed wait would land anywhere (or after the end).
+KILLED_AT = """
+import os, signal, sys
+import harness.db.backup as backup
+
+def die(*args, **kwargs):
+    os.kill(os.getpid(), signal.SIGKILL)
+
+def part_then_die(reading, writing, length=0):
+    writing.write(reading.read(4096))  # the temporary file holds the copy's first page, then the process dies
+    writing.flush()
+    die()
+
+point = sys.argv[1]
+if point == "copying":
+    backup.shutil.copyfileobj = part_then_die
+elif point == "checking":
+    backup._checked = die
+elif point == "renaming":
+    backup.place = die
+from harness.cli import main
+sys.exit(main(sys.argv[2:]))
+"""
+ROOT = __import__("pathlib").Path(__file__).resolve().parents[2]
+
+
+def killed_at(point: str, *args: str) -> int:
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    return subprocess.run([sys.executable, "-c", KILLED_AT, point, *args], env=env, capture_output=True,
+                          timeout=120).returncode
+
+
+def leftovers(directory) -> list[str]:
+    return sorted(p.name for p in directory.iterdir() if p.name.endswith(".tmp"))
+
+
+@pytest.mark.parametrize("name, point", [("copy.db", "checking"), ("copy.db", "renaming"),
+                                         ("copy.db.gz", "copying"), ("copy.db.gz", "renaming")])
+def test_a_backup_killed_inside_the_copy_leaves_no_target_and_the_next_one_is_whole(written, tmp_path, capsys,
+                                                                                   name, point):
+    url, database = written
+    target = tmp_path / name
+    assert killed_at(point, "db", "backup", str(target), "--db", url) == -9
+    assert not target.exists() and leftovers(tmp_path), "the kill did not land inside the copy"
+    code, _, err = run_cli(capsys, "db", "backup", str(target), "--db", url)
+    assert code == 0 and err == ""
+    assert leftovers(tmp_path) == []  # the killed one's temporary file is removed by the next backup
+    restored_url = f"sqlite:///{tmp_path / 'restored.db'}"
+    assert run_cli(capsys, "db", "restore", str(target), "--db", restored_url)[0] == 0
+    with open_database(restored_url, create=False) as restored:
+        assert [m.seed for m in restored.matches()] == list(range(6))
+
+
+@pytest.mark.parametrize("name, point", [("copy.db", "copying"), ("copy.db.gz", "checking"),
+                                         ("copy.db", "renaming")])
+def test_a_restore_killed_inside_the_copy_leaves_no_database_and_the_next_one_is_whole(written, tmp_path, capsys,
+                                                                                     name, point):
+    url, _ = written
+    assert run_cli(capsys, "db", "backup", str(tmp_path / name), "--db", url)[0] == 0
+    restored = tmp_path / "restored.db"
+    restored_url = f"sqlite:///{restored}"
+    assert killed_at(point, "db", "restore", str(tmp_path / name), "--db", restored_url) == -9
+    assert not restored.exists() and leftovers(tmp_path), "the kill did not land inside the copy"
+    code, _, err = run_cli(capsys, "db", "restore", str(tmp_path / name), "--db", restored_url)
+    assert code == 0 and err == "" and leftovers(tmp_path) == []
+    with open_database(restored_url, create=False) as database:
+        assert [m.seed for m in database.matches()] == list(range(6))
