@@ -201,26 +201,35 @@ class Study:
 
     # -- the lease: one driver at a time
 
-    def take_lease(self, driver: str, grace_s: float) -> None:
+    def take_lease(self, driver: str, grace_s: float) -> str | None:
         """Make ``driver`` the study's one driver, unless another's lease was renewed within ``grace_s``.
 
         A study's trials are asked and told in a fixed order so that its
         outcome does not depend on timing; two drivers would interleave. A
-        killed driver's lease goes stale and the next one takes over.
+        killed driver's lease goes stale and the next one takes over; a
+        driver known to be dead (its process gone from this host) is taken
+        over at once, its trials with it.
+
+        Returns:
+            The driver whose live-looking lease was taken over because it is known dead, else None.
 
         Raises:
-            InvalidInput: another driver holds a live lease (the message says when it was renewed).
+            InvalidInput: another driver holds a live lease (the message says when it was renewed, and
+                until when to wait if that driver was killed on another machine).
         """
         lease = self.user_attrs.get("lease")
         now = time.time()
-        if (lease and lease.get("driver") != driver and now - float(lease.get("beat", 0)) < grace_s
-                and not _gone(lease["driver"])):
+        fresh = bool(lease) and lease.get("driver") != driver and now - float(lease.get("beat", 0)) < grace_s
+        if fresh and not _gone(lease["driver"]):
             age = now - float(lease["beat"])
+            until = time.strftime("%H:%M:%S", time.localtime(float(lease["beat"]) + grace_s))
             raise InvalidInput(f"study {self.name!r} is being run by another driver ({lease['driver']}, alive "
                                f"{age:.0f}s ago); a study has one driver at a time (scale out with --address), "
-                               f"or wait {grace_s - age:.0f}s if that driver was killed")
+                               f"or if that driver was killed, run this again after {until} "
+                               f"(in {grace_s - age:.0f}s), when its lease goes stale")
         self.set_attr("lease", {"driver": driver, "beat": now})
         _DRIVING.add(driver)
+        return lease["driver"] if fresh else None
 
     def renew_lease(self, driver: str) -> None:
         """Renew this driver's lease (from the heartbeat thread)."""

@@ -22,7 +22,8 @@
 * **Faults.** Ctrl-C, SIGTERM or an error leave this driver's trials running
   in the storage; the next driver re-attaches them (``Study.running``) and
   plays what is missing. A study has one driver at a time (``Study.take_lease``);
-  a killed driver's lease goes stale after the grace period.
+  a killed driver's lease goes stale after the grace period, or at once
+  when its process is known gone (same host, no such pid), and a note says so.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from harness.console import note
 from harness.errors import ClusterError, HarnessError, InvalidInput
 from harness.interrupts import check as check_interrupted
 from harness.interrupts import stops_unwrapped
@@ -399,7 +401,10 @@ class Driver:
     def run(self) -> None:
         """Run trials until the budget is told; an interruption leaves ours running for the next driver."""
         self.started = time.monotonic()
-        self.study.take_lease(self.identity, self.grace_period)
+        dead = self.study.take_lease(self.identity, self.grace_period)
+        if dead is not None:
+            note(f"study {self.config.name!r}: its driver {dead} is gone (no such process on this host); "
+                 "taking over its trials now")
         with self.heartbeat:
             try:
                 check_interrupted()  # a Ctrl-C that Python dropped (see harness.interrupts)

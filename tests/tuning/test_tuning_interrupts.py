@@ -204,3 +204,27 @@ def test_a_study_on_postgresql_killed_and_stopped_then_resumed_records_every_gam
     finally:
         with psycopg.connect(plain, autocommit=True) as connection:
             connection.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+@pytest.mark.slow
+def test_a_study_resumed_after_its_driver_was_killed_takes_its_trials_over_at_once(tmp_path: pathlib.Path) -> None:
+    """With the default --stale-after (120 s): the killed driver's lease is fresh, but its process is gone
+    from this host, so the resume says so on stderr and finishes well within the grace period."""
+    study = tmp_path / "dead.toml"
+    study.write_text(tiny_study("dead", trials=9))
+    url = f"sqlite:///{tmp_path / 'harness.db'}"
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    command = [sys.executable, "-m", "harness.cli", "tune", str(study), "--db", url, "--workers", "1"]
+    watch = TrialWatch(subprocess.Popen(command, cwd=tmp_path, env=env, stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.PIPE, text=True, preexec_fn=default_ctrl_c))
+    watch.signal_after_a_trial(signal.SIGKILL, 0.0)
+    watch.finish()
+    assert watch.process.returncode == -signal.SIGKILL, "the driver finished before it was killed"
+    started = time.monotonic()
+    finished = run_to_the_end(command + ["--json"], tmp_path, env)
+    took = time.monotonic() - started
+    assert finished.returncode == 0, finished.stderr[-2000:]
+    assert f":{watch.process.pid}:" in finished.stderr and "is gone" in finished.stderr, finished.stderr[-2000:]
+    assert "taking over its trials now" in finished.stderr
+    assert took < 60, f"the resume took {took:.0f}s: it waited for the dead driver's lease to go stale"
+    check_every_game_once(url, tmp_path, env, "dead")
