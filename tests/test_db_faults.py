@@ -4,7 +4,8 @@ Real faults on a real SQLite file, injected by a thread while the command
 runs (in this process, on the module's Ray cluster): the file is moved away,
 made read-only (``chattr +i`` as root, whom file modes do not stop; ``chmod``
 otherwise), or the disk fills (``RLIMIT_FSIZE``: writes past the limit fail
-with EFBIG, as on a full disk). Each time the command stops with one line
+with EFBIG, as on a full disk), or a real filesystem fills (a small tmpfs
+mounted for the test, as root: writes fail with ENOSPC). Each time the command stops with one line
 naming the fault and the command that resumes the work; what was committed
 before the fault stays; once the fault is repaired that command finishes the
 work, every match recorded once.
@@ -111,7 +112,24 @@ def disk_full(path: Path):
     return fill, (lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))), "disk"
 
 
-FAULTS = {"moved": moved, "read-only": read_only, "disk-full": disk_full}
+def filesystem_full(path: Path):
+    """A file that takes every free byte of the database's filesystem (a small tmpfs): writes fail with ENOSPC."""
+    filler = path.with_name("filler")
+
+    def fill() -> None:
+        descriptor = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o644)
+        try:
+            for chunk in (65536, 512):  # then the last bytes, in pieces smaller than the chunk
+                with contextlib.suppress(OSError):
+                    while True:
+                        os.write(descriptor, b"\0" * chunk)
+        finally:
+            os.close(descriptor)
+
+    return fill, (lambda: filler.unlink()), "disk"
+
+
+FAULTS = {"moved": moved, "read-only": read_only, "disk-full": disk_full, "filesystem-full": filesystem_full}
 
 
 def run_cli(capsys, args: list[str]) -> tuple[int, str, str]:
@@ -197,3 +215,68 @@ def test_a_study_stops_in_one_line_at_each_fault_and_its_resume_command_finishes
         for run in db.runs():
             keys = Counter(match.key for match in db.matches(run_id=run.id))
             assert set(keys.values()) <= {1}
+
+
+@pytest.fixture
+def small_filesystem(tmp_path):
+    """A 16 MB tmpfs mounted for this test (root only): a real filesystem that fills. In CI it must work."""
+    where = tmp_path / "small"
+    where.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(where)], capture_output=True,
+                             text=True) if os.geteuid() == 0 else None
+    if mounted is None or mounted.returncode != 0:
+        why = "not root" if mounted is None else mounted.stderr.strip()
+        if os.environ.get("HARNESS_CI"):
+            pytest.fail(f"cannot mount a tmpfs for the full-filesystem test in CI: {why}")
+        pytest.skip(f"cannot mount a tmpfs (needs root and mount privileges): {why}")
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", "-l", str(where)], check=True)
+
+
+def test_a_full_filesystem_stops_a_tournament_and_a_study_in_one_line_and_their_resumes_finish_them(
+        ray_cluster, capsys, small_filesystem, monkeypatch):
+    monkeypatch.delenv("HARNESS_DB", raising=False)
+    path = small_filesystem / "results.db"
+    url = f"sqlite:///{path}"
+    assert run_cli(capsys, ["db", "upgrade", "--db", url])[0] == 0
+    args = ["tournament", "totality", "--player", "alphabeta:depth=1", "--opponent", "random",
+            "--games", str(TOURNAMENT_GAMES), "--workers", "1", "--db", url]
+    line = stop_with_one_line(capsys, path, "filesystem-full", args)
+    assert "resume with: harness tournament --resume" in line
+    code, out, err = run_cli(capsys, resume_command(line, url))
+    assert code == 0, err
+    assert f"{TOURNAMENT_GAMES}/{TOURNAMENT_GAMES} games recorded" in out
+
+    study = small_filesystem / "faults.toml"
+    study.write_text(STUDY)
+    options = ["--workers", "1", "--stale-after", "2"]
+    line = stop_with_one_line(capsys, path, "filesystem-full", ["tune", str(study), *options, "--db", url])
+    assert f"resume with: harness tune {study}" in line
+    code, out, err = run_cli(capsys, resume_command(line, url) + options)
+    assert code == 0, err
+    assert "study faults: 4 complete" in out
+    from harness.db import open_database
+    with open_database(url) as db:
+        for run in db.runs():
+            keys = Counter(match.key for match in db.matches(run_id=run.id))
+            assert set(keys.values()) <= {1}
+            if run.kind == "tournament":
+                assert run.status == "done" and len(keys) == TOURNAMENT_GAMES
+
+    # the report reads a copy on another disk: opening a study's storage writes (issue 46, item 1), so a
+    # report from the full disk itself stops at the database, before its own output is tried
+    copy = f"sqlite:///{small_filesystem.parent / 'copy.db'}"
+    assert run_cli(capsys, ["db", "backup", str(small_filesystem.parent / "copy.db"), "--db", url])[0] == 0
+    page = small_filesystem / "report.html"
+    fill, repair, _ = filesystem_full(path)
+    fill()
+    try:
+        code, out, err = run_cli(capsys, ["report", "faults", "--out", str(page), "--db", copy])
+    finally:
+        repair()
+    assert code == 1 and err.count("\n") == 1 and "No space left on device" in err and "free space" in err, err
+    assert not page.exists() and not [p for p in small_filesystem.iterdir() if p.name.endswith(".tmp")]
+    assert run_cli(capsys, ["report", "faults", "--out", str(page), "--db", copy])[0] == 0
+    assert page.stat().st_size > 0
