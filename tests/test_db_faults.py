@@ -280,3 +280,67 @@ def test_a_full_filesystem_stops_a_tournament_and_a_study_in_one_line_and_their_
     assert not page.exists() and not [p for p in small_filesystem.iterdir() if p.name.endswith(".tmp")]
     assert run_cli(capsys, ["report", "faults", "--out", str(page), "--db", copy])[0] == 0
     assert page.stat().st_size > 0
+
+
+PG_URL = os.environ.get("HARNESS_TEST_PG")
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def restart_postgresql() -> None:
+    """Stop and start the test's PostgreSQL server (the one ``.ci/postgres`` runs in $HARNESS_CI_PG_DIR)."""
+    for action in ("stop", "start"):
+        subprocess.run([str(ROOT / ".ci" / "postgres"), action], check=True, capture_output=True, timeout=120)
+
+
+@pytest.mark.skipif(not PG_URL, reason="needs HARNESS_TEST_PG (set by .ci/run) and its server's .ci/postgres")
+def test_a_tournament_survives_a_postgresql_restart_with_every_match_once(ray_cluster, capsys, monkeypatch):
+    """The server stops and starts while results arrive: the driver reconnects (a write that lost its server
+    is tried again with backoff) or stops with its one-line resume; either way every match is recorded once."""
+    import uuid
+
+    import psycopg
+    schema = f"restart_{uuid.uuid4().hex[:12]}"
+    plain = PG_URL.replace("postgresql+psycopg://", "postgresql://")
+    with psycopg.connect(plain, autocommit=True) as connection:
+        connection.execute(f'CREATE SCHEMA "{schema}"')
+    url = f"{PG_URL}{'&' if '?' in PG_URL else '?'}options=-csearch_path%3D{schema}"
+    monkeypatch.delenv("HARNESS_DB", raising=False)
+    games = 40
+    args = ["tournament", "totality", "--player", "alphabeta:depth=2", "--opponent", "random",
+            "--games", str(games), "--workers", "1", "--db", url]
+    from harness.db import open_database
+
+    def matches() -> int:
+        with contextlib.suppress(Exception), psycopg.connect(plain, connect_timeout=5) as connection:
+            return connection.execute(f'SELECT count(*) FROM "{schema}".matches').fetchone()[0]
+        return 0
+
+    restarted = threading.Event()
+
+    def restart_after_some() -> None:
+        while matches() < 3:
+            time.sleep(0.01)
+        restart_postgresql()
+        restarted.set()
+
+    try:
+        assert run_cli(capsys, ["db", "upgrade", "--db", url])[0] == 0
+        injector = threading.Thread(target=restart_after_some, daemon=True)
+        injector.start()
+        code, out, err = run_cli(capsys, args)
+        injector.join(timeout=180)
+        assert restarted.is_set()
+        if code != 0:  # stopped: one line naming the resume
+            lines = [text for text in err.splitlines() if text.startswith("harness:")]
+            assert code == 1 and len(lines) == 1 and "resume with: harness tournament --resume" in lines[0], err
+            code, out, err = run_cli(capsys, resume_command(lines[0], url))
+        assert code == 0, err
+        assert f"{games}/{games} games recorded" in out
+        with open_database(url) as db:
+            (run,) = db.runs()
+            keys = Counter(match.key for match in db.matches(run_id=run.id))
+            assert run.status == "done" and len(keys) == games and set(keys.values()) == {1}
+        assert matches() == games  # no row twice under another key
+    finally:
+        with psycopg.connect(plain, autocommit=True) as connection:
+            connection.execute(f'DROP SCHEMA "{schema}" CASCADE')

@@ -26,6 +26,7 @@ import json
 import os
 import re
 import socket
+import time
 import uuid
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -36,7 +37,7 @@ from typing import Any
 from sqlalchemy import Engine, create_engine, event, func, inspect, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import URL, make_url
-from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
+from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
 from harness import __version__
@@ -207,6 +208,20 @@ def _moved(masked_url: str) -> DatabaseError:
 def now() -> datetime:
     """The current time in UTC (stored with every row that has a time)."""
     return datetime.now(timezone.utc)
+
+
+RECONNECT_ATTEMPTS = 8  # a write that lost its server is tried again with a doubling pause ...
+RECONNECT_FIRST_S = 0.25
+RECONNECT_TOTAL_S = 60.0  # ... for a minute at most (a server restart), then the command stops with its resume
+
+
+def _connection_lost(error: BaseException | None) -> bool:
+    """Whether a SQLAlchemy error says the connection to a database server was lost (worth a reconnect)."""
+    if isinstance(error, DBAPIError) and error.connection_invalidated:
+        return True
+    return isinstance(error, OperationalError) and any(
+        words in str(error).lower() for words in ("connection", "server closed", "terminating", "shutting down",
+                                                  "starting up", "could not receive", "consuming input"))
 
 
 class Database:
@@ -558,11 +573,25 @@ class Database:
         if not any(results.values()):
             return gained
         ids: dict[str, int] = {}
-        with self.session(write=True) as session:
-            for run_id, items in results.items():
-                if items:
-                    gained[run_id], used = self._insert_matches(session, run_id, items)
-                    ids.update(used)
+        waited = 0.0
+        for attempt in range(RECONNECT_ATTEMPTS + 1):
+            try:
+                with self.session(write=True) as session:
+                    for run_id, items in results.items():
+                        if items:
+                            gained[run_id], used = self._insert_matches(session, run_id, items)
+                            ids.update(used)
+                break
+            except DatabaseError as error:
+                # the server went away (a PostgreSQL restart): the transaction rolled back, or committed
+                # with its answer lost; either way running it again stores each key once (ON CONFLICT)
+                if attempt == RECONNECT_ATTEMPTS or self._file is not None or not _connection_lost(error.__cause__):
+                    raise
+                pause = min(RECONNECT_FIRST_S * 2 ** attempt, RECONNECT_TOTAL_S - waited)
+                if pause <= 0:
+                    raise
+                time.sleep(pause)
+                waited += pause
         # only after the commit: a rolled-back transaction may have dropped new player rows
         self._player_ids.update({spec_hash(spec): player_id for spec, player_id in ids.items()})
         return gained
