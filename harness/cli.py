@@ -253,7 +253,7 @@ def db_group() -> None:
 @db_group.command("upgrade")
 @db_option
 def db_upgrade(db_url: str | None) -> None:
-    """Bring the database's schema to the newest migration (every command does this first).
+    """Bring the database's schema to the newest migration (commands that record do this first; readers never do).
 
     \b
     Example:
@@ -380,7 +380,7 @@ def leaderboard(game: str, opponent: str | None, run: str | None, by: str, as_js
     from harness.db.queries import leaderboard_document
     if as_json and as_csv:
         raise click.UsageError("choose one of --json and --csv")
-    with open_database(db_url, create=False) as database:
+    with open_database(db_url, read_only=True) as database:
         document = leaderboard_document(database, game, opponent=opponent, run=run, by=by)
     print_leaderboard(document, by, as_json=as_json, as_csv=as_csv, top=top)
 
@@ -443,7 +443,7 @@ def ratings(game: str, run: str | None, anchor: str | None, as_json: bool, db_ur
     """
     from harness.db import open_database
     from harness.db.queries import ratings_document
-    with open_database(db_url, create=False) as database:
+    with open_database(db_url, read_only=True) as database:
         document = ratings_document(database, game, run=run, anchor=anchor)
     print_ratings(document, as_json=as_json)
 
@@ -479,7 +479,7 @@ def show(match_id: int, db_url: str | None) -> None:
     """
     from harness.db import open_database
     from harness.db.export import replay_boards
-    with open_database(db_url, create=False) as database:
+    with open_database(db_url, read_only=True) as database:
         record = database.match(match_id)
         if record is None:
             raise click.BadParameter(f"no match {match_id} in {database.masked_url}", param_hint="MATCH_ID")
@@ -506,7 +506,7 @@ def export(game: str | None, run: str | None, db_url: str | None) -> None:
     from harness.db.export import export_lines
     from harness.db.queries import empty_message
     exported = 0
-    with open_database(db_url, create=False) as database:
+    with open_database(db_url, read_only=True) as database:
         for line in export_lines(database, game=game, run=run):
             click.echo(line)
             exported += 1
@@ -532,7 +532,7 @@ def runs(kind: str | None, game: str | None, as_json: bool, db_url: str | None) 
 
     from harness.db import open_database
     from harness.db.queries import runs_document
-    with open_database(db_url, create=False) as database:
+    with open_database(db_url, read_only=True) as database:
         document = runs_document(database, kind=kind, game=game)
     if as_json:
         click.echo(json.dumps(document))
@@ -595,7 +595,7 @@ def players(as_json: bool, db_url: str | None) -> None:
 
     from harness.db import open_database
     from harness.db.queries import players_document
-    with open_database(db_url, create=False) as database:
+    with open_database(db_url, read_only=True) as database:
         document = players_document(database)
     if as_json:
         click.echo(json.dumps(document))

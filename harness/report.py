@@ -129,12 +129,12 @@ def study_view(reference: str, db_url: str | None = None) -> StudyView:
     if not database_exists(url):  # before Optuna's storage would create the file
         raise InvalidInput(f"no results database at {mask_url(url)}; give db_url URL where the study was tuned "
                            "(harness studies lists them)", parameters=("db_url",))
-    config = tuning.study_reference(reference, url)
-    trials = tuning.study_trials(config.name, url)
-    complete = [t for t in trials if t["state"] == "complete"]
-    best = max(complete, key=lambda t: t["value"], default=None)
-    figures = tuning.study_figures(config.name, url)
-    with open_database(url, create=False) as db:
+    with open_database(url, read_only=True) as db:  # first: a database the harness must not read is refused
+        config = tuning.study_reference(reference, url)
+        trials = tuning.study_trials(config.name, url)
+        complete = [t for t in trials if t["state"] == "complete"]
+        best = max(complete, key=lambda t: t["value"], default=None)
+        figures = tuning.study_figures(config.name, url)
         outcome = tuning.recorded_outcome(config, db, url) if best is not None else None
         distribution, summary = score_distribution(db, config, outcome)
         opponents = tuning_opponents(db, config)
@@ -241,7 +241,7 @@ def studies_document(db_url: str | None = None) -> dict[str, Any]:
     """
     from harness.db import open_database
     url = tuning.database_url(db_url)
-    with open_database(url, create=False) as db:
+    with open_database(url, read_only=True) as db:
         names = db.study_names()
         runs = db.run_summaries(kind="study")
         tuned = {p.name: p for p in db.named_player_records()}

@@ -568,7 +568,7 @@ def ladder_report(runs: Sequence[int | str], *, baseline: Sequence[int | str] = 
     for game in rescore_as:
         load_game(game)  # an unknown game or rung is bad input before anything opens
     _canonical_rungs(rungs)
-    with open_database(db_url, create=False) as database:
+    with open_database(db_url, read_only=True) as database:
         if not verify_count:
             return strength_report(database, runs, baseline=baseline, rescore_as=rescore_as, rungs=rungs)
         with open_pool(workers=workers, address=address) as pool:

@@ -26,15 +26,11 @@ def fairy_stockfish() -> str:
     Missing, the tests that need it are skipped on a developer's machine and
     fail in CI (``.ci/run`` sets ``HARNESS_CI=1`` and installs the package).
     """
-    import os
-
     from players.process import find_program
+    from tests.requirements import unavailable
     command = "fairy-stockfish"
     if find_program(command) is None:
-        message = "fairy-stockfish is not installed (apt-get install fairy-stockfish)"
-        if os.environ.get("HARNESS_CI"):
-            pytest.fail(message + "; CI must have it")
-        pytest.skip(message)
+        unavailable("fairy-stockfish is not installed (apt-get install fairy-stockfish)")
     return command
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from harness.cli import main
+from harness.db import open_database
 from harness.report import trial_rows
 from harness.tuning import open_study, parse_study_file
 from tests.tuning_studies import tiny_study
@@ -20,6 +21,7 @@ def test_a_pruned_trial_shows_its_last_intermediate_value_and_games():
 def test_a_study_without_a_complete_trial_is_reported_with_one_line(tmp_path, capsys):
     url = f"sqlite:///{tmp_path / 'harness.db'}"
     config = parse_study_file(tiny_study("unfinished"))
+    open_database(url).close()  # as harness tune does: a report only reads a harness results database
     study = open_study(config, url)
     trial = study.ask(config, 0)
     for step, value in ((0, 40.0), (1, 12.5)):

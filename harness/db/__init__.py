@@ -10,10 +10,11 @@ frozen dataclasses (``RunRecord``, ``MatchRecord``, ``LeaderboardRow``,
 from __future__ import annotations
 
 from harness.db.database import (DEFAULT_URL, Database, database_exists, default_url, foreign_database_error,
-                                  mask_secrets, mask_url, open_database, stored_tables)
+                                  mask_secrets, mask_url, open_database, read_only_url,
+                                  stored_tables)
 from harness.db.records import (LeaderboardRow, LiveGameRecord, MatchRecord, NamedPlayerRecord, RunRecord,
                                 RunSummary)
 
 __all__ = ["DEFAULT_URL", "Database", "LeaderboardRow", "LiveGameRecord", "MatchRecord", "NamedPlayerRecord",
            "RunRecord", "RunSummary", "database_exists", "default_url", "foreign_database_error", "mask_secrets",
-           "mask_url", "open_database", "stored_tables"]
+           "mask_url", "open_database", "read_only_url", "stored_tables"]

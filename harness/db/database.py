@@ -2,7 +2,11 @@
 
 ``open_database(url)`` connects to SQLite (the default, a file in the working
 directory) or any SQLAlchemy URL (PostgreSQL for a cluster) and brings the
-schema to the newest migration before returning. Every operation runs in
+schema to the newest migration before returning; ``open_database(url,
+read_only=True)``, for the commands that only read, opens it read-only (a
+SQLite ``mode=ro`` URI, PostgreSQL read-only transactions), never migrates and
+never switches SQLite to WAL. Neither touches a database that holds another
+program's tables and not the harness's version table. Every operation runs in
 ``Database.session()``, which commits or rolls back and turns SQLAlchemy's
 errors into ``DatabaseError`` once, with the URL's password masked.
 
@@ -231,7 +235,7 @@ class Database:
     driver records each result as it arrives.
     """
 
-    def __init__(self, url: str | URL) -> None:
+    def __init__(self, url: str | URL, read_only: bool = False) -> None:
         if isinstance(url, str) and _has_unquoted_at(url):
             raise InvalidInput(f"database URL {mask_url(url)}: quote special characters in the password "
                                "(@ as %40, / as %2F, : as %3A); valid: postgresql+psycopg://user:***@host/db")
@@ -242,6 +246,7 @@ class Database:
             raise InvalidInput(f"not a database URL: {mask_url(url)!r}: {problem}; valid: sqlite:///harness.db "
                                "or postgresql+psycopg://user:***@host:5432/db") from None
         self.masked_url = mask_url(self.url)
+        self.read_only = read_only
         self._player_ids: dict[str, int] = {}
         self._file = sqlite_file(self.url)
         self._file_identity: tuple[int, int] | None = None
@@ -262,13 +267,14 @@ class Database:
             raise InvalidInput(f"database URL {self.masked_url}: backend {backend!r} is not supported; "
                                f"valid: {', '.join(SUPPORTED_BACKENDS)} (e.g. sqlite:///harness.db)")
         try:
+            url = read_only_url(self.url) if self.read_only else self.url
             if backend == "sqlite":
-                engine = create_engine(self.url, json_serializer=to_json,
+                engine = create_engine(url, json_serializer=to_json,
                                        connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000})
-                event.listen(engine, "connect", _configure_sqlite)
+                event.listen(engine, "connect", _configure_sqlite_reader if self.read_only else _configure_sqlite)
                 event.listen(engine, "begin", _begin_sqlite)
             else:
-                engine = create_engine(self.url, json_serializer=to_json, pool_pre_ping=True)
+                engine = create_engine(url, json_serializer=to_json, pool_pre_ping=True)
         except (ArgumentError, NoSuchModuleError, ValueError, TypeError) as error:
             raise InvalidInput(f"cannot use database URL {self.masked_url}: "
                                f"{mask_secrets(str(error), [self.url])}; "
@@ -318,6 +324,9 @@ class Database:
         Raises:
             DatabaseError: the database refused the work or cannot be reached.
         """
+        if write and self.read_only:
+            raise DatabaseError(f"database {self.masked_url}: opened read-only; a command that only reads "
+                                "never writes")
         self._check_file(write)
         session = (self._writes if write else self._reads)()
         try:
@@ -338,9 +347,13 @@ class Database:
         """Bring the schema to the newest migration; returns its revision.
 
         Raises:
-            DatabaseError: the database cannot be reached or migrated.
+            InvalidInput: the database holds another program's tables (see ``check_schema``).
+            DatabaseError: the database cannot be reached or migrated, or was opened read-only.
         """
+        if self.read_only:
+            raise DatabaseError(f"database {self.masked_url}: opened read-only; run harness db upgrade")
         self._check_file(write=False)
+        self.check_schema(reading=False)
         try:
             with self._writer.begin() as connection:
                 revision = schema.upgrade(connection)
@@ -366,6 +379,36 @@ class Database:
                 transaction.rollback()
         except SQLAlchemyError as error:
             raise self._fail(error) from error
+
+    def check_schema(self, reading: bool) -> None:
+        """Refuse a database the harness must not use, before anything is read or written.
+
+        Args:
+            reading: the command only reads, so the schema must be at the newest
+                revision already (readers never migrate).
+
+        Raises:
+            InvalidInput: the database holds tables of another program and not
+                the harness's version table (every command refuses it, untouched);
+                or, ``reading``, it holds no harness schema yet or one at another
+                revision (``harness db upgrade`` brings it to the newest).
+            DatabaseError: the database cannot be reached.
+        """
+        if not database_exists(self.url):
+            return  # a new SQLite file: nothing there to refuse
+        reader = self if self.read_only else Database(self.url, read_only=True)  # a writer's opens in WAL mode
+        try:
+            with reader.engine.connect() as connection:
+                tables = set(inspect(connection).get_table_names())
+                revision = schema.current_revision(connection) if schema.VERSION_TABLE in tables else None
+        except SQLAlchemyError as error:
+            raise self._fail(error) from error
+        finally:
+            if reader is not self:
+                reader.close()
+        problem = schema.schema_problem(tables, revision, reading)
+        if problem is not None:
+            raise InvalidInput(f"database {self.masked_url}: {problem}")
 
     def revision(self) -> str | None:
         """The schema revision the database is at (None: empty database)."""
@@ -934,33 +977,40 @@ def database_exists(url: str | URL | None = None) -> bool:
     return os.path.exists(path)
 
 
-def open_database(url: str | URL | None = None, create: bool = True) -> Database:
+def open_database(url: str | URL | None = None, create: bool = True, read_only: bool = False) -> Database:
     """Open the results database and bring its schema to the newest migration.
 
     Args:
         url: any SQLAlchemy URL; None means ``$HARNESS_DB`` or
             ``sqlite:///harness.db`` in the working directory.
         create: create a SQLite file that is not there yet; False for
-            commands that only read, so a mistyped path creates nothing.
+            commands that read before they write, so bad input creates nothing.
+        read_only: for commands that only read: open the database read-only
+            and never migrate it (implies ``create=False``).
 
     Raises:
         InvalidInput: the URL is malformed or names an unknown driver, or
-            (``create=False``) the SQLite file does not exist.
+            (``create=False``) the SQLite file does not exist, or the database
+            holds another program's tables, or (``read_only``) its schema is
+            not at the newest revision (see ``Database.check_schema``).
         DatabaseError: the database cannot be reached or migrated.
     """
     text = default_url() if url is None else url
-    if not create and not database_exists(text):
+    if (read_only or not create) and not database_exists(text):
         raise InvalidInput(f"no results database at {mask_url(text)} yet; give --db URL (or HARNESS_DB), "
                            "or record matches first (harness tournament, harness play --record)")
     try:
-        database = Database(text)
+        database = Database(text, read_only=read_only)
     except (ArgumentError, ValueError) as error:
         if isinstance(error, InvalidInput):
             raise
         raise InvalidInput(f"not a database URL: {mask_url(text)!r}; valid: sqlite:///harness.db or "
                            "postgresql+psycopg://user:***@host/db") from None
     try:
-        database.upgrade()
+        if read_only:
+            database.check_schema(reading=True)
+        else:
+            database.upgrade()
     except BaseException:
         database.close()
         raise
@@ -977,10 +1027,11 @@ def stored_tables(url: str | URL | None = None) -> set[str]:
         InvalidInput: the URL is malformed.
         DatabaseError: the database cannot be reached.
     """
-    database = Database(default_url() if url is None else url)
+    text = default_url() if url is None else url
+    if not database_exists(text):
+        return set()
+    database = Database(text, read_only=True)
     try:
-        if database._file is not None and not os.path.exists(database._file):
-            return set()
         with database.engine.connect() as connection:
             return set(inspect(connection).get_table_names())
     except SQLAlchemyError as error:
@@ -1031,6 +1082,38 @@ def sqlite_file(url: URL) -> str | None:
     if url.database in (None, "", ":memory:") or url.database.startswith("file:"):
         return None
     return os.path.abspath(url.database)
+
+
+def read_only_url(url: str | URL) -> str:
+    """The URL of the same database for connections that cannot write.
+
+    SQLite: a ``file:...?mode=ro`` URI (SQLite refuses every write and creates
+    no file). PostgreSQL: every transaction read-only
+    (``default_transaction_read_only``), added to the URL's own ``options``.
+    For Optuna's storage too, when a command only reads a study.
+    """
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        path = sqlite_file(parsed)
+        if path is None:  # memory or a URI already: SQLite's own query options say what it may do
+            return parsed.render_as_string(hide_password=False)
+        from urllib.parse import quote
+        parsed = parsed.set(database=f"file:{quote(path)}").update_query_dict({"mode": "ro", "uri": "true"})
+    else:
+        options = " ".join(part for part in (parsed.query.get("options"), "-cdefault_transaction_read_only=on")
+                           if part)
+        parsed = parsed.update_query_dict({"options": options})
+    return parsed.render_as_string(hide_password=False)
+
+
+def _configure_sqlite_reader(connection: Any, record: Any) -> None:
+    """Per read-only connection: foreign keys and the lock wait as a writer's; no WAL switch; no writes."""
+    connection.isolation_level = None
+    cursor = connection.cursor()
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+    cursor.execute("PRAGMA query_only=ON")
+    cursor.close()
 
 
 def _configure_sqlite(connection: Any, record: Any) -> None:

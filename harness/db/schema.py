@@ -64,6 +64,43 @@ def upgrade(connection: Connection) -> str:
     return head
 
 
+# Optuna's own tables (its RDB storage, optuna/storages/_rdb/models.py): the one other program whose tables may
+# share a results database, so a database that holds only these is the harness's to use.
+OPTUNA_TABLES = frozenset({
+    "alembic_version", "version_info", "studies", "study_directions", "study_user_attributes",
+    "study_system_attributes", "trials", "trial_user_attributes", "trial_system_attributes", "trial_params",
+    "trial_values", "trial_intermediate_values", "trial_heartbeats"})
+
+
+def schema_problem(tables: set[str], revision: str | None, reading: bool) -> str | None:
+    """Why a command must not use a database with these tables at this revision, or None when it may.
+
+    Args:
+        tables: every table the database holds.
+        revision: the harness revision it is at (None without the version table).
+        reading: the command only reads (it never migrates, so the schema must be at head).
+    """
+    if VERSION_TABLE not in tables:
+        foreign = sorted(tables - OPTUNA_TABLES)
+        if foreign:
+            shown = ", ".join(foreign[:3]) + (", ..." if len(foreign) > 3 else "")
+            return (f"not a harness results database (it holds other tables: {shown}) and left untouched; "
+                    "give another --db")
+        if reading:
+            return "holds no harness results yet; record matches first, or run harness db upgrade"
+        return None
+    if not reading:
+        return None
+    head = head_revision()
+    if revision == head:
+        return None
+    known = [script.revision for script in ScriptDirectory.from_config(alembic_config()).walk_revisions()]
+    if revision in known:
+        return (f"its schema is at revision {revision}, older than this harness's {head}; "
+                "run harness db upgrade (commands that only read never migrate)")
+    return f"its schema is at revision {revision}, which this harness does not know (a newer harness made it)"
+
+
 def include_object(obj: Any, name: str | None, type_: str, reflected: bool, compare_to: Any) -> bool:
     """Compare only the harness's own tables: Optuna's may share the database."""
     if type_ == "table":

@@ -316,12 +316,14 @@ def _gone(driver: str) -> bool:
     return False
 
 
-def _storage(url: str) -> RDBStorage:
+def _storage(url: str, read_only: bool = False) -> RDBStorage:
+    """Optuna's storage in the results database; ``read_only`` for commands that only read a study."""
+    from harness.db import read_only_url
     # the results database waits up to a minute for SQLite's write lock; so does the study
     engine = {"connect_args": {"timeout": 60}} if url.startswith("sqlite") else {"pool_pre_ping": True}
     for attempt in range(3):
         try:
-            return RDBStorage(url, engine_kwargs=engine)
+            return RDBStorage(read_only_url(url) if read_only else url, engine_kwargs=engine)
         except Exception as error:  # SQLAlchemy errors through Optuna: translated once, here
             if attempt < 2:  # two drivers creating Optuna's tables at once: the loser finds them made
                 time.sleep(0.5 * (attempt + 1))
@@ -433,7 +435,7 @@ def load_study(name: str, url: str) -> Study:
     if tables is not None and "studies" not in tables:  # Optuna's storage would create its tables
         raise InvalidInput(f"no study {name!r} in the database; known studies: none "
                            "(run: harness tune STUDY.toml)")
-    storage = _storage(url)
+    storage = _storage(url, read_only=True)
     call = _translating(url)
     try:
         return Study(call(lambda: optuna.load_study(study_name=name, storage=storage)), storage, url)

@@ -55,7 +55,7 @@ def create_app(db_url: str | None = None) -> Starlette:
         InvalidInput: no database there (a SQLite file is never created).
         DatabaseError: it cannot be reached.
     """
-    database = open_database(db_url, create=False)
+    database = open_database(db_url, read_only=True)
     url = db_url
 
     def documents_of_game(request: Request) -> tuple[dict[str, Any], dict[str, Any]]:

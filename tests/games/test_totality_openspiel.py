@@ -16,11 +16,10 @@ from __future__ import annotations
 
 import random
 
-import pytest
-
 from harness.games import load
+from tests.requirements import import_or_unavailable
 
-pyspiel = pytest.importorskip("pyspiel")
+pyspiel = import_or_unavailable("pyspiel", "open-spiel (the test extra)")
 
 RULES = load("totality")
 OPENSPIEL_PASS = 64

@@ -13,6 +13,7 @@ from harness.games import load
 from harness.games.xiangqi import _core as core
 from harness.games.xiangqi import START_FEN
 from harness.testing import check_rules, random_positions
+from tests.requirements import import_or_unavailable
 
 STRICT = load("xiangqi")
 PSEUDO = load("xiangqi:legality=pseudo")
@@ -382,7 +383,7 @@ def test_zobrist_hash_is_restored_by_unmake_and_independent_of_move_order():
 
 
 def pyffish_moves(fen: str) -> set[tuple[tuple[int, int], tuple[int, int]]]:
-    pyffish = pytest.importorskip("pyffish")
+    pyffish = import_or_unavailable("pyffish", "pyffish (the test extra)")
     moves = set()
     for uci in pyffish.legal_moves("xiangqi", fen, []):
         source, target = _split_uci(uci)

@@ -9,6 +9,7 @@ import pytest
 
 from harness.games import load as load_game
 from harness.live.seat import SeatConfig, play_seat
+from tests.waiting import wait_until
 
 
 @pytest.mark.parametrize("seat", ["red", "black"])
@@ -32,8 +33,8 @@ def test_the_view_follows_the_platform_text(emulator):
     starting = httpx.get(match["url"]).json()
     assert starting["status"] == "starting" and starting["next"]["rel"] != "act"
     assert 0 < starting["pollAfterMs"] < starting["remainMs"] <= 300
-    time.sleep(0.35)
-    view = httpx.get(match["url"]).json()
+    view = wait_until(lambda: (answer := httpx.get(match["url"]).json())["status"] == "running" and answer,
+                      "the match starts after its 300 ms")
     summary = view["data"]["summary"]
     assert view["status"] == "running" and view["next"]["rel"] == "act" and view["data"]["round"] == 1
     assert summary["you"] == 0 and summary["side"] == "red" and summary["turn"] == 0
@@ -52,9 +53,9 @@ def test_the_view_follows_the_platform_text(emulator):
 
 def test_a_missed_clock_loses_for_the_side_to_move(emulator):
     match = emulator.create_match(seat="red", seed=1, beat_ms=300, start_ms=0)
-    time.sleep(0.45)
-    view = httpx.get(match["url"]).json()
-    assert view["status"] == "finished" and view["result"]["ranks"] == [2, 1]
+    view = wait_until(lambda: (answer := httpx.get(match["url"]).json())["status"] == "finished" and answer,
+                      "red's 300 ms clock runs out")
+    assert view["result"]["ranks"] == [2, 1]
     assert view["remainMs"] == 0 and "missed" in view["data"]["summary"]["lastEvent"]
     assert emulator.matches[match["match"]].history == [None]
     result = play_seat(SeatConfig(url=match["url"], player="random", rate=500.0))
@@ -66,9 +67,9 @@ def test_an_empty_command_from_the_side_to_move_loses_and_a_hold_from_the_other_
     emulator.standin_ms = 400
     held = httpx.post(match["url"], json={"command": [], "round": 1}).json()
     assert held["status"] == "running" and held["data"]["pending"] == []
-    time.sleep(0.45)
-    view = httpx.get(match["url"]).json()
-    assert view["status"] == "running" and view["data"]["summary"]["yourTurn"] is True
+    view = wait_until(lambda: (answer := httpx.get(match["url"]).json())["data"]["summary"]["yourTurn"] and answer,
+                      "the stand-in's move after 400 ms")
+    assert view["status"] == "running"
     assert "pending" not in view["data"]
     lost = httpx.post(match["url"], json={"command": [], "round": view["data"]["round"]}).json()
     assert lost["status"] == "finished" and lost["result"]["ranks"] == [1, 2]

@@ -31,7 +31,9 @@ from harness.games.totality import FILES, SIDE_NAMES, cell_name
 from harness.games.totality.search import ALL_TECHNIQUES, DECIDED, DEFAULT_TECHNIQUES, search
 from players.features import weight_vector
 from players.strong import strong_settings
+from tests.requirements import import_or_unavailable
 from tests.scripts import script_module
+
 
 SUITE = json.loads((Path(__file__).parent / "totality.json").read_text())
 POSITIONS: list[dict[str, Any]] = SUITE["positions"]
@@ -103,7 +105,7 @@ def test_the_suite_is_tactical_and_every_label_fits_the_project_rules():
 
 
 def test_a_seeded_sample_of_the_labels_is_reverified_by_minimax_over_openspiel():
-    pytest.importorskip("pyspiel")
+    import_or_unavailable("pyspiel", "open-spiel (the test extra)")
     with script_module("tactics/totality") as generator:
         reference = generator.Reference()
         for index in sample(12, seed=44, where=lambda p: p["empties"] <= 8):

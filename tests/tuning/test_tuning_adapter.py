@@ -16,6 +16,7 @@ from harness.errors import DatabaseError, InvalidInput, StudyFileError
 from harness.tuning import adapter, parse_study_file
 from harness.tuning.heartbeat import Heartbeat
 from tests.tuning_studies import tiny_study
+from tests.waiting import wait_until
 
 
 @pytest.fixture
@@ -151,13 +152,21 @@ def test_the_lease_keeps_a_second_driver_out_until_it_goes_stale(url, config) ->
     study = adapter.open_study(config, url)
     other_driver = adapter.open_study(config, url)
     study.take_lease("first", grace_s=2)
+    start = time.monotonic()
     with Heartbeat(lambda: study.renew_lease("first"), interval_s=0.5) as heartbeat:
-        time.sleep(3.0)  # the main thread busy with one long batch: the thread renews the lease
+        # the main thread busy with one long batch: the thread renews the lease past its grace
+        wait_until(lambda: heartbeat.beats >= 3 and time.monotonic() - start > 2.5, "three renewals past the grace")
         with pytest.raises(InvalidInput, match="being run by another driver \\(first"):
             other_driver.take_lease("second", grace_s=2)
         assert heartbeat.beats >= 3 and heartbeat.last_error is None
-    time.sleep(2.5)  # no renewal any more: the lease is stale, and the next driver takes the study
-    other_driver.take_lease("second", grace_s=2)
+    def taken() -> bool:  # no renewal any more: once the lease is stale the next driver takes the study
+        try:
+            other_driver.take_lease("second", grace_s=2)
+        except InvalidInput:
+            return False
+        return True
+
+    wait_until(taken, "the unrenewed lease goes stale", interval_s=0.2)
     assert study.user_attrs["lease"]["driver"] == "second"
     other_driver.release_lease("second")
     study.take_lease("first", grace_s=2)  # released: no wait
