@@ -1022,7 +1022,8 @@ def arena(game: str | None, url: str | None, player: str, seat: str, seed: int, 
 @click.option("--host", default="127.0.0.1", show_default=True, help="Bind address (loopback by default).")
 @click.option("--port", default=8765, show_default=True, type=click.IntRange(0, 65535), help="Port (0: any free).")
 @click.option("--opponent", default="gbot", show_default=True, help="The stand-in player's spec.")
-@click.option("--beat-ms", default=30_000, show_default=True, type=click.IntRange(1), help="Seat-protocol clock per move.")
+@click.option("--beat-ms", default=30_000, show_default=True, type=click.IntRange(50, 3_600_000),
+              help="Seat-protocol clock per move (50 ms to one hour).")
 @click.option("--key-file", default="harness-emulator.key", show_default=True, metavar="PATH",
               help="Signing key kept across restarts (created on first use).")
 @click.option("--matches-file", default=None, metavar="PATH",
