@@ -8,9 +8,10 @@ client cannot make them read, hold or wait without limit (:class:`ServerLimits`)
   (chunked) is refused once it passes the bound; a negative or malformed
   length is refused by h11 with 400. Every refusal closes the connection, so
   the rest of an oversized body is never read.
-- **headers**: more than ``max_headers`` is refused with 431; a request line
-  and header block over ``max_header_bytes`` with 400 (Uvicorn's
-  ``h11_max_incomplete_event_size``).
+- **headers**: more than ``max_headers`` is refused with 431, and so is a
+  request line and header block over ``max_header_bytes``; one still arriving
+  when it passes that size is refused with 400 (Uvicorn's
+  ``h11_max_incomplete_event_size``), so it is never buffered further.
 - **time**: a request (headers and body) must arrive within
   ``request_timeout_s`` of the connection opening or of the previous reply,
   else the server answers 408 and closes the connection (a slow client sending
@@ -173,6 +174,10 @@ def bounded(app: App, limits: ServerLimits) -> App:
         headers = scope["headers"]
         if len(headers) > limits.max_headers:
             await refuse(431, f"{len(headers)} headers; at most {limits.max_headers}")
+            return
+        size = len(scope["raw_path"]) + len(scope["query_string"]) + sum(len(n) + len(v) for n, v in headers)
+        if size > limits.max_header_bytes:  # h11's own bound covers only a header block still arriving
+            await refuse(431, f"a request line and headers of {size} bytes; at most {limits.max_header_bytes}")
             return
         lengths = {value for name, value in headers if name == b"content-length"}
         if len(lengths) > 1 or any(not value.isdigit() for value in lengths):
