@@ -80,6 +80,26 @@ class ServerLimits:
                 raise InvalidInput(f"the server limit {name} must be a positive number, got {value!r}")
 
 
+def parse_limits(settings: list[str] | tuple[str, ...]) -> ServerLimits:
+    """The default limits with ``NAME=VALUE`` settings applied (``harness serve --limit``).
+
+    Raises:
+        InvalidInput: an unknown name or a value that is not a positive number.
+    """
+    known = {name: type(value) for name, value in vars(ServerLimits()).items()}
+    changed: dict[str, Any] = {}
+    for setting in settings:
+        name, _, value = setting.partition("=")
+        name = name.strip().replace("-", "_")
+        if name not in known:
+            raise InvalidInput(f"unknown server limit {name!r}; known: {', '.join(known)}")
+        try:
+            changed[name] = known[name](value)
+        except ValueError:
+            raise InvalidInput(f"the server limit {name} must be a positive number, got {value!r}") from None
+    return ServerLimits(**changed)
+
+
 def error_body(message: str) -> bytes:
     """The JSON body of every refusal."""
     return json.dumps({"ok": False, "error": message}).encode()

@@ -183,3 +183,13 @@ def test_an_abandoned_match_frees_its_place_when_its_clock_runs_out():
 def test_a_limit_that_is_not_positive_is_refused():
     with pytest.raises(InvalidInput, match="max_body_bytes"):
         ServerLimits(max_body_bytes=0)
+
+
+def test_limit_settings_change_one_bound_and_refuse_unknown_names():
+    from harness.serving import parse_limits
+    assert parse_limits(["max_body_bytes=1000", "request-timeout-s=2.5"]) == ServerLimits(
+        max_body_bytes=1000, request_timeout_s=2.5)
+    with pytest.raises(InvalidInput, match="unknown server limit"):
+        parse_limits(["max_bodies=1"])
+    with pytest.raises(InvalidInput, match="positive number"):
+        parse_limits(["max_connections=many"])

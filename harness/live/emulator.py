@@ -38,6 +38,11 @@ last ``max_log``) so tests can check rate limits; finished seat matches are
 kept up to ``max_finished``. A stand-in that raises (or answers illegally)
 ends its match at once, its seat losing, with ``result.error`` saying why.
 
+It runs on :class:`harness.serving.HttpServer` (Uvicorn), bounded as ``harness
+serve`` is (:class:`harness.serving.ServerLimits`); on top of that it caps the
+seat matches starting or running (``max_matches``) and checks every seed and
+clock value a client sends against :data:`MATCH_BOUNDS` (400 otherwise).
+
 The signing key can be kept in a key file (``key_file``; ``harness emulate
 --key-file``, by default ``harness-emulator.key`` in the current directory,
 beside the default results database), so a restarted emulator still accepts
