@@ -24,7 +24,7 @@ import click
 
 from harness import __version__
 from harness.cli_options import (address_option, allow_engines_option, db_option, json_option,
-                                 ladder_report_options, stored_integer, workers_option)
+                                 ladder_report_options, limit_option, stored_integer, workers_option)
 from harness.console import notes_shown_by, output_console
 from harness.errors import HarnessError, InvalidInput
 from harness.interrupts import is_stop, stop_on_signals
@@ -625,7 +625,8 @@ PLAYER_SECTIONS = {
 @click.option("--host", default="127.0.0.1", show_default=True, help="Bind address (loopback by default).")
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="Port (0: any free).")
 @db_option
-def serve(host: str, port: int, db_url: str | None) -> None:
+@limit_option
+def serve(host: str, port: int, db_url: str | None, limits: tuple[str, ...]) -> None:
     """Serve a read-only web view of the results database: leaderboards, runs, studies, replays.
 
     Every page has JSON beside it under /api (the leaderboard's is the
@@ -635,9 +636,12 @@ def serve(host: str, port: int, db_url: str | None) -> None:
     Examples:
       harness serve
       harness serve --port 8080 --db postgresql+psycopg://viewer@dbhost/harness
+      harness serve --limit max_connections=256 --limit request_timeout_s=30
     """
+    from harness.serving import parse_limits
     from harness.web import WebServer, create_app
-    server = WebServer(create_app(db_url), host=host, port=port)
+    bounds = parse_limits(limits)
+    server = WebServer(create_app(db_url), host=host, port=port, limits=bounds)
     click.echo(f"serving {server.url} (read-only; JSON under {server.url}/api); Ctrl-C stops")
     try:
         server.serve_forever()
@@ -1022,7 +1026,8 @@ def arena(game: str | None, url: str | None, player: str, seat: str, seed: int, 
 @click.option("--host", default="127.0.0.1", show_default=True, help="Bind address (loopback by default).")
 @click.option("--port", default=8765, show_default=True, type=click.IntRange(0, 65535), help="Port (0: any free).")
 @click.option("--opponent", default="gbot", show_default=True, help="The stand-in player's spec.")
-@click.option("--beat-ms", default=30_000, show_default=True, type=click.IntRange(1), help="Seat-protocol clock per move.")
+@click.option("--beat-ms", default=30_000, show_default=True, type=click.IntRange(50, 3_600_000),
+              help="Seat-protocol clock per move (50 ms to one hour).")
 @click.option("--key-file", default="harness-emulator.key", show_default=True, metavar="PATH",
               help="Signing key kept across restarts (created on first use).")
 @click.option("--matches-file", default=None, metavar="PATH",
@@ -1032,8 +1037,11 @@ def arena(game: str | None, url: str | None, player: str, seat: str, seed: int, 
               type=click.Choice(["identity", "rotate90", "rotate180", "rotate270", "flip-rows", "flip-columns",
                                  "transpose", "anti-transpose"]),
               help="How observations show the board (to dry-run layout learning).")
+@click.option("--max-matches", default=32, show_default=True, type=click.IntRange(1),
+              help="Seat matches starting or running at once (one more is refused with 429).")
+@limit_option
 def emulate(host: str, port: int, opponent: str, beat_ms: int, key_file: str, matches_file: str | None,
-            faults: bool, board_symmetry: str) -> None:
+            faults: bool, board_symmetry: str, max_matches: int, limits: tuple[str, ...]) -> None:
     """Serve both live protocols locally from the engines and G-Bot stand-ins (for dry runs).
 
     The seat protocol served is a reading of the rules text, not a copy of a real server.
@@ -1044,10 +1052,12 @@ def emulate(host: str, port: int, opponent: str, beat_ms: int, key_file: str, ma
       harness live ravenward --base-url http://127.0.0.1:8765 --rate 20 --games 2
     """
     from harness.live.emulator import BoardLayout, Emulator
+    from harness.serving import parse_limits
     from players import load as load_player
     load_player(opponent)
     emulator = Emulator(host=host, port=port, opponent=opponent, beat_ms=beat_ms, key_file=key_file,
-                        matches_file=matches_file, faults=faults, board=BoardLayout(board_symmetry))
+                        matches_file=matches_file, faults=faults, board=BoardLayout(board_symmetry),
+                        limits=parse_limits(limits), max_matches=max_matches)
     click.echo(f"serving on {emulator.url} (Gameboard: /api/games/{{ravenward,totality}}/init?seed=N; "
                f"seat protocol: POST /arena/xiangqi/matches); Ctrl-C stops")
     try:

@@ -59,6 +59,16 @@ def json_option(what: str) -> Callable[[Command], Command]:
     return decorate
 
 
+def limit_option(function: Command) -> Command:
+    """``--limit NAME=VALUE`` (repeatable): a server bound of ``harness.serving.ServerLimits``.
+
+    The command receives ``limits``, the settings as given; ``harness.serving.parse_limits`` reads them.
+    """
+    return click.option("--limit", "limits", multiple=True, metavar="NAME=VALUE",
+                        help="Change a server limit, e.g. --limit max_body_bytes=65536 --limit request_timeout_s=30 "
+                             "(names and defaults: docs/web.md, 'Limits').")(function)
+
+
 def allow_engines_option(function: Command) -> Command:
     """``--allow-engines``: run an engine command that a database holds (a tuned alias, a stored plan)."""
     return click.option(

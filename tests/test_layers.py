@@ -24,7 +24,7 @@ OWNERS = {
     "alembic": ("harness/db/",),
     "httpx": ("harness/live/",),
     "starlette": ("harness/web/",),
-    "uvicorn": ("harness/web/",),
+    "uvicorn": ("harness/serving.py",),
     "selenium": (),  # the browser test's alone: never in the package
 }
 
@@ -32,8 +32,9 @@ OWNERS = {
 # (``harness`` alone means the package's ``__init__``: ``__version__``); it may import
 # modules of its own row and of every row below, never above.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("foundation: errors, plain values, statistics, files, terminal, stop requests",
+    ("foundation: errors, plain values, statistics, files, terminal, stop requests, the bounded HTTP server",
      ("harness", "harness.errors", "harness.results", "harness.ratings", "harness.sprt", "harness.files",
+      "harness.serving",
       "harness.console", "harness.trust", "harness.spec_forms", "harness.interrupts", "harness.masking",
       "harness.verdicts")),
     ("games: rules engines, their registry and spec parsing, replay of a recorded match",

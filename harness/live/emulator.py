@@ -38,6 +38,11 @@ last ``max_log``) so tests can check rate limits; finished seat matches are
 kept up to ``max_finished``. A stand-in that raises (or answers illegally)
 ends its match at once, its seat losing, with ``result.error`` saying why.
 
+It runs on :class:`harness.serving.HttpServer` (Uvicorn), bounded as ``harness
+serve`` is (:class:`harness.serving.ServerLimits`); on top of that it caps the
+seat matches starting or running (``max_matches``) and checks every seed and
+clock value a client sends against :data:`MATCH_BOUNDS` (400 otherwise).
+
 The signing key can be kept in a key file (``key_file``; ``harness emulate
 --key-file``, by default ``harness-emulator.key`` in the current directory,
 beside the default results database), so a restarted emulator still accepts
@@ -46,35 +51,37 @@ the states it issued before: a client resumes a game across a restart.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import hmac
 import json
 import os
 import secrets
-import socket
 import threading
 import time
 import zlib
 from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from harness.envs import LocalEnv
 from harness.errors import InvalidInput, UnusableResource
-from harness.files import bind_error
 from harness.games import REGISTRY, load as load_game
 from harness.live.board import SIDES, fen_board
 from harness.live.observation import SYMMETRIES, board_shape, local_cells, symmetry_positions
+from harness.serving import HttpServer, ServerLimits, close_connection
 
 GAMEBOARD_GAMES = ("ravenward", "totality")
 FAULT_KINDS = ("429", "500", "503", "drop", "delay", "illegal", "garbage", "truncated", "redirect", "drift")
 #: The request log and the finished seat matches kept at most (older ones are forgotten).
 MAX_LOG = 10_000
 MAX_FINISHED_MATCHES = 200
+#: Seat matches starting or running at once (a finished match frees its place).
+MAX_RUNNING_MATCHES = 32
 #: The key file's name beside the results database when ``--key-file`` is not given.
 DEFAULT_KEY_FILE = "harness-emulator.key"
 
@@ -178,9 +185,10 @@ class LoggedRequest:
 class HttpFailure(Exception):
     """An HTTP error reply with a JSON body."""
 
-    def __init__(self, status: int, message: str, **extra: Any) -> None:
+    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None, **extra: Any) -> None:
         super().__init__(message)
         self.status = status
+        self.headers = headers or {}
         self.body = {"ok": False, "error": message, **extra}
 
 
@@ -233,6 +241,28 @@ class BoardLayout:
 
 # ------------------------------------------------------------------ seat matches
 
+#: The values a client may send, inclusive: seeds, the seat protocol's clocks (ms) and match length.
+#: Anything else (a float, a string, a value out of range) is refused with 400.
+MATCH_BOUNDS: dict[str, tuple[int, int]] = {
+    "seed": (-(2**53 - 1), 2**53 - 1),   # exact in every JSON reader
+    "beatMs": (50, 3_600_000),           # 50 ms to one hour a move
+    "startMs": (0, 600_000),             # the start countdown: at most ten minutes
+    "maxRounds": (1, 10_000),
+}
+
+
+def bounded_integer(name: str, value: Any) -> int:
+    """``value`` if it is an integer within ``MATCH_BOUNDS[name]``.
+
+    Raises:
+        HttpFailure: 400 naming the field and its range.
+    """
+    low, high = MATCH_BOUNDS[name]
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise HttpFailure(400, f"{name} must be an integer from {low} to {high}, got {value!r}")
+    return value
+
+
 @dataclass
 class SeatMatch:
     """One Chinese chess match of the seat protocol; the stand-in plays the other seat."""
@@ -277,13 +307,17 @@ class Emulator:
         max_log: the request log's bound; max_finished: finished seat matches kept.
         matches_file: where the seat matches are kept across restarts (none by default:
             they live in memory).
+        limits: the server's bounds (request size, headers, time, connections, requests
+            answered at once; :class:`harness.serving.ServerLimits`).
+        max_matches: seat matches starting or running at once; one more is refused with 429.
     """
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0, opponent: str = "gbot",
                  secret: bytes | None = None, beat_ms: int = 30_000, start_ms: int = 500,
                  poll_ms: int = 200, standin_ms: int = 300, board: BoardLayout | None = None,
                  key_file: str | Path | None = None, faults: bool = False, max_log: int = MAX_LOG,
-                 max_finished: int = MAX_FINISHED_MATCHES, matches_file: str | Path | None = None) -> None:
+                 max_finished: int = MAX_FINISHED_MATCHES, matches_file: str | Path | None = None,
+                 limits: ServerLimits | None = None, max_matches: int = MAX_RUNNING_MATCHES) -> None:
         self.opponent = opponent
         self.matches_file = None if matches_file is None else Path(matches_file)
         self.board = board or BoardLayout()
@@ -299,44 +333,29 @@ class Emulator:
         self.matches: dict[str, SeatMatch] = {}
         self._saved: dict[str, dict[str, Any]] = {}
         self._lock = threading.Lock()
-        self._connections: set[socket.socket] = set()
-        self._thread: threading.Thread | None = None
-        handler = type("Handler", (_Handler,), {"emulator": self})
-        try:
-            self.server = ThreadingHTTPServer((host, port), handler)
-        except OSError as error:
-            raise bind_error(host, port, error) from None
+        self.limits = limits or ServerLimits()
+        self.max_matches = max_matches
+        self._workers = ThreadPoolExecutor(self.limits.max_active, thread_name_prefix="emulator")
+        self.server = HttpServer(_App(self), host, port, self.limits, lifespan="off")
         self._load_matches()
-        self.server.daemon_threads = True
 
     @property
     def url(self) -> str:
-        host, port = self.server.server_address[:2]
-        return f"http://{host}:{port}"
+        return self.server.url
 
     def start(self) -> Emulator:
-        """Serve in a daemon thread; returns self."""
-        self._thread = threading.Thread(target=self.server.serve_forever, name="emulator", daemon=True)
-        self._thread.start()
+        """Serve in a daemon thread; returns self once the server accepts requests."""
+        self.server.start()
         return self
 
     def serve_forever(self) -> None:
         self.server.serve_forever()
 
     def stop(self) -> None:
-        """Stop serving, close the socket and every open connection (as a process that exits); idempotent."""
-        if self._thread is not None:
-            self.server.shutdown()
-            self._thread.join()
-            self._thread = None
-        self.server.server_close()
-        with self._lock:
-            connections, self._connections = list(self._connections), set()
-        for connection in connections:
-            try:
-                connection.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
+        """Stop serving: close the socket and every open connection, letting requests in flight
+        finish for up to ``limits.shutdown_s`` seconds; idempotent."""
+        self.server.stop()
+        self._workers.shutdown(wait=False, cancel_futures=True)
 
     def __enter__(self) -> Emulator:
         return self.start()
@@ -384,6 +403,7 @@ class Emulator:
             seed = int(query.get("seed", "0"))
         except ValueError:
             raise HttpFailure(400, f"seed must be an integer, got {query.get('seed')!r}") from None
+        seed = bounded_integer("seed", seed)
         env = self._env(game, seed, 0)
         observation = env.reset(seed)
         reply = self._reply(game, seed, observation.state)
@@ -424,22 +444,36 @@ class Emulator:
 
     # ------------------------------------------------------------ seat matches
 
-    def create_match(self, seat: str = "red", seed: int = 0, beat_ms: int | None = None,
-                     start_ms: int | None = None, max_rounds: int | None = None) -> dict[str, Any]:
+    def create_match(self, seat: Any = "red", seed: Any = 0, beat_ms: Any = None,
+                     start_ms: Any = None, max_rounds: Any = None) -> dict[str, Any]:
         """Create a Chinese chess match; the caller plays ``seat``, the stand-in the other.
 
         ``max_rounds`` ends the match as a draw after that many moves (short test matches).
+
+        Raises:
+            HttpFailure: 400 for a value outside :data:`MATCH_BOUNDS`, 429 when
+                ``max_matches`` matches are starting or running.
         """
         if seat not in SIDES:
             raise HttpFailure(400, f"seat must be red or black, got {seat!r}")
+        seed = bounded_integer("seed", seed)
+        beat_ms = bounded_integer("beatMs", self.beat_ms if beat_ms is None else beat_ms)
+        start_ms = bounded_integer("startMs", self.start_ms if start_ms is None else start_ms)
+        max_rounds = None if max_rounds is None else bounded_integer("maxRounds", max_rounds)
         rules = load_game("xiangqi")
         match_id = secrets.token_hex(6)
         now = time.monotonic()
-        match = SeatMatch(match_id, SIDES.index(seat), int(seed), int(beat_ms or self.beat_ms),
-                          now + (self.start_ms if start_ms is None else int(start_ms)) / 1000,
-                          self.opponent, state=rules.initial_state(),
-                          max_rounds=None if max_rounds is None else int(max_rounds))
+        match = SeatMatch(match_id, SIDES.index(seat), seed, beat_ms, now + start_ms / 1000,
+                          self.opponent, state=rules.initial_state(), max_rounds=max_rounds)
         with self._lock:
+            live = [m for m in self.matches.values() if m.status != "finished"]
+        for other in live:  # a match nobody polls any more ends here when its clock has run out
+            with other.lock:
+                self._tick(other)
+        with self._lock:
+            if sum(m.status != "finished" for m in self.matches.values()) >= self.max_matches:
+                raise HttpFailure(429, f"{self.max_matches} matches are already starting or running; "
+                                       f"finish one first", headers={"Retry-After": "5"})
             self.matches[match_id] = match
         self._save(match)
         seats = {side: f"{self.url}/arena/matches/{match_id}/seats/{index}" for index, side in enumerate(SIDES)}
@@ -642,55 +676,51 @@ class Emulator:
         }
 
 
-class _Handler(BaseHTTPRequestHandler):
-    """Routes requests to the emulator, applying scheduled faults first."""
+class _App:
+    """The emulator's ASGI application: routes requests, applying scheduled faults first.
 
-    emulator: Emulator
-    protocol_version = "HTTP/1.1"
-    disable_nagle_algorithm = True  # headers and body are separate writes: avoid 40 ms delayed-ACK stalls
-    server_version = "harness-emulator"
+    The engines and the stand-in run in the emulator's worker threads, so a
+    slow stand-in never blocks the server's event loop.
+    """
 
-    def log_message(self, format: str, *args: Any) -> None:  # quiet: the emulator keeps its own log
-        pass
+    def __init__(self, emulator: Emulator) -> None:
+        self.emulator = emulator
 
-    def setup(self) -> None:
-        super().setup()
-        with self.emulator._lock:
-            self.emulator._connections.add(self.connection)
-
-    def finish(self) -> None:
-        with self.emulator._lock:
-            self.emulator._connections.discard(self.connection)
-        super().finish()
-
-    def do_GET(self) -> None:
-        self._handle("GET")
-
-    def do_POST(self) -> None:
-        self._handle("POST")
-
-    def _handle(self, method: str) -> None:
-        arrived = time.monotonic()
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return
         emulator = self.emulator
-        url = urlsplit(self.path)
-        body: Any = None
-        self._entry = LoggedRequest(method, url.path, -1, arrived, self.headers.get("user-agent", ""), url.query)
+        method, path = scope["method"], scope["path"]
+        query = scope["query_string"].decode("latin-1")
+        headers = {name.decode("latin-1"): value.decode("latin-1") for name, value in scope["headers"]}
+        entry = LoggedRequest(method, path, -1, time.monotonic(), headers.get("user-agent", ""), query)
         with emulator._lock:
-            emulator.log.append(self._entry)
+            emulator.log.append(entry)
+        raw = b""
+        message = await receive()  # the whole body: the server's bound has read it already
+        if message["type"] == "http.request":
+            raw = message.get("body", b"")
+        fault = emulator.faults.take(path, method) if not path.startswith("/_admin") else None
+        if fault is not None and await self._inject(fault, entry, scope, receive, send):
+            return
+        status, body, extra = await asyncio.get_running_loop().run_in_executor(
+            emulator._workers, self._answer, method, path, query, raw, fault, entry)
+        await _send(send, entry, status, body, extra)
+
+    def _answer(self, method: str, path: str, query: str, raw: bytes, fault: Fault | None,
+                entry: LoggedRequest) -> tuple[int, Any, dict[str, str]]:
+        """The status, JSON body and extra headers of a request (in a worker thread)."""
+        emulator = self.emulator
+        body: Any = None
         try:
-            length = int(self.headers.get("content-length") or 0)
-            raw = self.rfile.read(length) if length else b""
-            fault = emulator.faults.take(url.path, method) if not url.path.startswith("/_admin") else None
-            if fault is not None and self._inject(fault):
-                return
             if raw:
                 try:
                     body = json.loads(raw)
                 except ValueError:
                     raise HttpFailure(400, "the body is not JSON") from None
                 if isinstance(body, dict):
-                    self._entry.action = body.get("action", body.get("command"))
-            if fault is not None and fault.kind == "illegal" and method == "POST" and "/seats/" in url.path:
+                    entry.action = body.get("action", body.get("command"))
+            if fault is not None and fault.kind == "illegal" and method == "POST" and "/seats/" in path:
                 raise HttpFailure(422, "injected: command refused")
             if fault is not None and fault.kind == "illegal" and method == "POST":
                 legal = []
@@ -698,18 +728,15 @@ class _Handler(BaseHTTPRequestHandler):
                     payload = emulator.unsign(body["state"])
                     rules = load_game(payload["game"])
                     legal = rules.legal_actions(rules.state_from_json(payload["s"]))
-                self._send(200, {"ok": False, "reason": "injected: action refused", "legalActions": legal})
-                return
-            reply = self._route(method, url.path, {k: v[-1] for k, v in parse_qs(url.query).items()}, body)
+                return 200, {"ok": False, "reason": "injected: action refused", "legalActions": legal}, {}
+            reply = self._route(method, path, {k: v[-1] for k, v in parse_qs(query).items()}, body)
             if fault is not None and fault.kind == "drift" and reply.get("legalActions"):
                 reply["legalActions"] = reply["legalActions"][:-1]  # as if the server's rules had changed
-            self._send(200, reply)
+            return 200, reply, {}
         except HttpFailure as failure:
-            self._send(failure.status, failure.body)
-        except (BrokenPipeError, ConnectionResetError):
-            pass
+            return failure.status, failure.body, failure.headers
         except Exception as error:  # an emulator bug must answer, not hang the client
-            self._send(500, {"ok": False, "error": f"emulator error: {type(error).__name__}: {error}"})
+            return 500, {"ok": False, "error": f"emulator error: {type(error).__name__}: {error}"}, {}
 
     def _route(self, method: str, path: str, query: dict[str, str], body: Any) -> dict[str, Any]:
         emulator = self.emulator
@@ -724,64 +751,62 @@ class _Handler(BaseHTTPRequestHandler):
                 return emulator.game_action(parts[2], body)
         if method == "POST" and parts == ["arena", "xiangqi", "matches"]:
             body = body if isinstance(body, dict) else {}
-            return emulator.create_match(str(body.get("seat", "red")), int(body.get("seed", 0)),
+            return emulator.create_match(body.get("seat", "red"), body.get("seed", 0),
                                          body.get("beatMs"), body.get("startMs"), body.get("maxRounds"))
         if len(parts) == 5 and parts[:2] == ["arena", "matches"] and parts[3] == "seats":
             if method == "GET":
                 return emulator.seat_view(parts[2], parts[4])
             return emulator.seat_command(parts[2], parts[4], body)
         if method == "POST" and parts == ["_admin", "faults"] and emulator.fault_route:
-            for fault in (body or {}).get("faults", []):
-                emulator.faults.add(**fault)
+            try:
+                for fault in (body or {}).get("faults", []):
+                    emulator.faults.add(**fault)
+            except (TypeError, AttributeError, InvalidInput) as error:
+                raise HttpFailure(400, f"bad fault: {error}") from None
             return {"ok": True, "pending": emulator.faults.pending()}
         raise HttpFailure(404, f"no route for {method} {path}")
 
-    def _inject(self, fault: Fault) -> bool:
+    async def _inject(self, fault: Fault, entry: LoggedRequest, scope: dict[str, Any], receive: Any,
+                      send: Any) -> bool:
         """Answer with a transport-level fault; False for faults that need the request body."""
         if fault.kind == "429":
             headers = {"Retry-After": f"{fault.retry_after:g}"} if fault.retry_after is not None else {}
-            self._send(429, {"ok": False, "error": "rate limited"}, headers)
+            await _send(send, entry, 429, {"ok": False, "error": "rate limited"}, headers)
         elif fault.kind in ("500", "503"):  # as a proxy in front of a real server answers: HTML
-            self._send_raw(int(fault.kind), b"<html><body><h1>Service unavailable</h1></body></html>",
-                           "text/html")
+            await _send_raw(send, entry, int(fault.kind), b"<html><body><h1>Service unavailable</h1></body></html>",
+                            "text/html")
         elif fault.kind == "drop":
-            self.close_connection = True
-            self.connection.shutdown(2)
+            await close_connection(scope, receive)
         elif fault.kind == "delay":
-            time.sleep(fault.delay_s)
+            await asyncio.sleep(fault.delay_s)
             return False
         elif fault.kind == "redirect":
-            self._send(307, {"ok": False, "error": "moved"}, {"Location": "http://www.example.invalid" + self.path})
+            target = scope["path"] + (f"?{entry.query}" if entry.query else "")
+            await _send(send, entry, 307, {"ok": False, "error": "moved"},
+                        {"Location": "http://www.example.invalid" + target})
         elif fault.kind == "garbage":
-            self._send_raw(200, b"<html>upstream error</html>", "text/html")
+            await _send_raw(send, entry, 200, b"<html>upstream error</html>", "text/html")
         elif fault.kind == "truncated":
-            self._entry.status = 200
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", "400")
-            self.end_headers()
-            self.wfile.write(b'{"state": "abc", "legalAct')
-            self.wfile.flush()
-            self.close_connection = True
-            self.connection.shutdown(2)
+            entry.status = 200
+            await send({"type": "http.response.start", "status": 200,
+                        "headers": [(b"content-type", b"application/json"), (b"content-length", b"400")]})
+            await send({"type": "http.response.body", "body": b'{"state": "abc", "legalAct', "more_body": True})
+            await close_connection(scope, receive)
         else:
             return False
         return True
 
-    def _send(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
-        self._entry.refused = status == 422 or (status == 200 and isinstance(body, dict) and body.get("ok") is False)
-        self._send_raw(status, json.dumps(body, ensure_ascii=False).encode(), "application/json", headers)
 
-    def _send_raw(self, status: int, data: bytes, content_type: str,
-                  headers: dict[str, str] | None = None) -> None:
-        self._entry.status = status
-        try:
-            self.send_response(status)
-            self.send_header("Content-Type", content_type)
-            self.send_header("Content-Length", str(len(data)))
-            for name, value in (headers or {}).items():
-                self.send_header(name, value)
-            self.end_headers()
-            self.wfile.write(data)
-        except (BrokenPipeError, ConnectionResetError):
-            self.close_connection = True
+async def _send(send: Any, entry: LoggedRequest, status: int, body: Any,
+                headers: dict[str, str] | None = None) -> None:
+    entry.refused = status == 422 or (status == 200 and isinstance(body, dict) and body.get("ok") is False)
+    await _send_raw(send, entry, status, json.dumps(body, ensure_ascii=False).encode(), "application/json", headers)
+
+
+async def _send_raw(send: Any, entry: LoggedRequest, status: int, data: bytes, content_type: str,
+                    headers: dict[str, str] | None = None) -> None:
+    entry.status = status
+    fields = [(b"content-type", content_type.encode()), (b"content-length", str(len(data)).encode())]
+    fields += [(name.lower().encode(), value.encode()) for name, value in (headers or {}).items()]
+    await send({"type": "http.response.start", "status": status, "headers": fields})
+    await send({"type": "http.response.body", "body": data})

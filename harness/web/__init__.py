@@ -1,6 +1,7 @@
 """``harness serve``: a read-only web view of the results database (Starlette on Uvicorn).
 
-The only package that imports ``starlette`` and ``uvicorn``. It imports only
+The only package that imports ``starlette``; it serves on ``harness.serving``'s
+bounded Uvicorn server (the only importer of ``uvicorn``). It imports only
 downward (``harness.db``, ``harness.games``, ``harness.ratings`` through the
 database's documents; ``harness.report`` for study pages, which owns the
 Optuna plots). Pages: per game the leaderboard (sortable, filtered by
