@@ -292,7 +292,8 @@ def db_backup(file: str, db_url: str | None) -> None:
 def db_restore(file: str, db_url: str | None) -> None:
     """Make a new SQLite database from FILE, a copy made by harness db backup (plain or gzipped).
 
-    Never writes over a database: --db must name a file that does not exist.
+    Never writes over a database: --db must name a file that does not exist. A copy made by an older
+    harness is brought to this one's schema (reading commands never migrate).
 
     \b
     Example:
@@ -301,8 +302,9 @@ def db_restore(file: str, db_url: str | None) -> None:
     from harness.db.backup import restore
     from harness.db import default_url, mask_url
     copy = restore(file, db_url)
+    upgraded = f"; its schema upgraded from revision {copy.upgraded_from}" if copy.upgraded_from else ""
     click.echo(f"{mask_url(db_url or default_url())}: restored from {file}, {copy.tables} tables, "
-               f"{copy.database_bytes:,} bytes")
+               f"{copy.database_bytes:,} bytes{upgraded}")
 
 
 @db_group.command("import")

@@ -42,6 +42,7 @@ class Copy:
     bytes_written: int
     database_bytes: int
     tables: int
+    upgraded_from: str | None = None  # a restore: the harness revision of the copy, when it was older
 
 
 def sqlite_path(url: str | None, action: str) -> str:
@@ -112,13 +113,37 @@ def restore(source: str | os.PathLike[str], url: str | None) -> Copy:
         except (OSError, EOFError) as error:
             raise InvalidInput(f"{str(source)!r} is not a whole copy: {error}") from None
         tables = _checked(scratch, repr(str(source)))
+        upgraded_from = _upgraded(scratch)
         size = os.path.getsize(scratch)
         try:
             place(scratch, path, replace=False)
         except FileExistsError:
             raise InvalidInput(f"a database appeared at {mask_url(url or default_url())} while restoring; "
                                "restoring never writes over one: give --db a new file") from None
-    return Copy(path, size, size, tables)
+    return Copy(path, size, size, tables, upgraded_from)
+
+
+def _upgraded(path: Path) -> str | None:
+    """Bring a restored copy of a harness database to this harness's schema, before it takes its place.
+
+    A copy made by an older harness would otherwise be refused by every reading command (they never
+    migrate); the restore is the write the user asked for, so it migrates the new file it makes. A copy
+    without the harness's version table is left as it is. Returns the revision the copy was at when it
+    was older, else None.
+    """
+    from sqlalchemy import create_engine
+
+    from harness.db import schema
+    engine = create_engine(f"sqlite:///{path}")
+    try:
+        with engine.begin() as connection:
+            revision = schema.current_revision(connection)
+            if revision is None or revision == schema.head_revision():
+                return None
+            schema.upgrade(connection)
+            return revision
+    finally:
+        engine.dispose()
 
 
 def _checked(path: str, what: str) -> int:

@@ -184,3 +184,22 @@ def test_a_restore_killed_inside_the_copy_leaves_no_database_and_the_next_one_is
     assert code == 0 and err == "" and leftovers(tmp_path) == []
     with open_database(restored_url, create=False) as database:
         assert [m.seed for m in database.matches()] == list(range(6))
+
+
+def test_a_restored_copy_of_an_older_schema_is_upgraded_so_readers_can_read_it(tmp_path, capsys):
+    """The committed ladder backups were made at revision 0003; a reader refuses an older schema, so the
+    restore (the write the user asked for) brings the new file to this harness's schema."""
+    from alembic import command
+    from sqlalchemy import create_engine
+
+    from harness.db import schema
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    engine = create_engine(url)
+    with engine.begin() as connection:
+        command.upgrade(schema.alembic_config(connection), "0003")
+    engine.dispose()
+    assert run_cli(capsys, "db", "backup", str(tmp_path / "old.db.gz"), "--db", url)[0] == 0
+    code, out, _ = run_cli(capsys, "db", "restore", str(tmp_path / "old.db.gz"), "--db", f"sqlite:///{tmp_path / 'new.db'}")
+    assert code == 0 and "its schema upgraded from revision 0003" in out
+    code, out, err = run_cli(capsys, "runs", "--db", f"sqlite:///{tmp_path / 'new.db'}")
+    assert code == 0, err
