@@ -197,7 +197,7 @@ def test_a_second_driver_is_refused_while_the_first_holds_the_study(studied: tup
     from harness.errors import InvalidInput
     from harness.tuning import load_stored_study
     url, _ = studied
-    study = load_stored_study("tiny", url)
+    study = load_stored_study("tiny", url, read_only=False)  # a second driver's lease: a write
     study.take_lease("another-driver", 60)
     try:
         with pytest.raises(InvalidInput, match="one driver at a time"):

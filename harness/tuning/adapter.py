@@ -420,8 +420,9 @@ def study_names(url: str) -> list[str]:
     return list(_translating(url)(lambda: optuna.get_all_study_names(_storage(url))))
 
 
-def load_study(name: str, url: str) -> Study:
-    """A study from the database, to read (no sampler or pruner of its own).
+def load_study(name: str, url: str, read_only: bool = True) -> Study:
+    """A study from the database, to read (no sampler or pruner of its own); ``read_only`` opens the
+    storage on a read-only connection.
 
     Raises:
         InvalidInput: no study of that name in the database (the message lists them).
@@ -435,7 +436,7 @@ def load_study(name: str, url: str) -> Study:
     if tables is not None and "studies" not in tables:  # Optuna's storage would create its tables
         raise InvalidInput(f"no study {name!r} in the database; known studies: none "
                            "(run: harness tune STUDY.toml)")
-    storage = _storage(url, read_only=True)
+    storage = _storage(url, read_only=read_only)
     call = _translating(url)
     try:
         return Study(call(lambda: optuna.load_study(study_name=name, storage=storage)), storage, url)

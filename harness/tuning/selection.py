@@ -174,7 +174,8 @@ def _values(config: StudyFile, db: Database, stage: str, players: dict[str, str]
     records: dict[str, dict[int, Any]] = {}
     for label, (run_id, _, keys) in runs.items():
         found = {record.key: record for record in db.matches(keys=keys)}
-        db.hold(run_id, [key for key in keys if key in found])
+        if play is not None:  # a reader (the report, the web view) finds the games by key and links none
+            db.hold(run_id, [key for key in keys if key in found])
         records[label] = {i: found[key] for i, key in enumerate(keys) if key in found}
     played = 0
     if any(len(records[label]) < len(matches) for label, (_, matches, _) in runs.items()):

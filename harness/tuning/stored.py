@@ -22,13 +22,14 @@ def database_url(url: str | None) -> str:
     return url or default_url()
 
 
-def load_stored_study(name: str, url: str | None = None) -> adapter.Study:
-    """A study from the database, to read.
+def load_stored_study(name: str, url: str | None = None, read_only: bool = True) -> adapter.Study:
+    """A study from the database, to read (``read_only``: on a read-only connection, as every reading
+    command opens one; False for a caller that writes, such as a driver's lease).
 
     Raises:
         InvalidInput: no study of that name in the database (the message lists them).
     """
-    return adapter.load_study(name, database_url(url))
+    return adapter.load_study(name, database_url(url), read_only=read_only)
 
 
 def stored_study_file(name: str, url: str | None = None) -> StudyFile:
