@@ -6,7 +6,9 @@ with the game, seed and ply that broke the contract. ``configurations`` lists
 every seat and option of a registered game, so a suite parametrised over
 ``harness.games.names()`` checks a new game by its registration alone:
 ``check_rules``, ``check_env`` and ``check_player`` per configuration,
-``check_search`` per configuration, ``check_kit`` per game.
+``check_search`` per configuration, ``check_kit`` per game. The tactics
+suites' generators (``scripts/tactics/``) write their files with
+``write_suite_file``.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import itertools
 import json
 import math
 import random
+from pathlib import Path
 
 from harness.envs import Environment
 from harness.games import RESULTS, REGISTRY, GameInfo, Rules, kit, load
@@ -227,3 +230,12 @@ def check_search(rules: Rules, positions: int = 4, seed: int = 0, depth: int = 2
         outcome = search.rollout(rules, state, seed + index)
         assert outcome[0] in RESULTS and low <= outcome[1] <= high, f"{where}: rollout gave {outcome}"
         assert search.rollout(rules, state, seed + index) == outcome, f"{where}: rollout not deterministic"
+
+
+def write_suite_file(document: dict, path: Path) -> None:
+    """A tactics suite as JSON, one position a line (its ``positions``), so a regenerated suite diffs line by line."""
+    head = {k: v for k, v in document.items() if k != "positions"}
+    lines = [json.dumps(position, separators=(",", ":")) for position in document["positions"]]
+    text = json.dumps(head, indent=1)[:-2] + ',\n "positions": [\n' + ",\n".join(lines) + "\n ]\n}\n"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)

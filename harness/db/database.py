@@ -1106,25 +1106,23 @@ def read_only_url(url: str | URL) -> str:
     return parsed.render_as_string(hide_password=False)
 
 
-def _configure_sqlite_reader(connection: Any, record: Any) -> None:
-    """Per read-only connection: foreign keys and the lock wait as a writer's; no WAL switch; no writes."""
+def _pragmas(connection: Any, *pragmas: str) -> None:
+    """We issue BEGIN ourselves; foreign keys on; wait on locks; then ``pragmas``."""
     connection.isolation_level = None
     cursor = connection.cursor()
-    cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
-    cursor.execute("PRAGMA query_only=ON")
+    for pragma in ("foreign_keys=ON", f"busy_timeout={SQLITE_BUSY_TIMEOUT_MS}", *pragmas):
+        cursor.execute(f"PRAGMA {pragma}")
     cursor.close()
+
+
+def _configure_sqlite_reader(connection: Any, record: Any) -> None:
+    """Per read-only connection: as a writer's, but no WAL switch and no writes."""
+    _pragmas(connection, "query_only=ON")
 
 
 def _configure_sqlite(connection: Any, record: Any) -> None:
-    """Per connection: we issue BEGIN ourselves; foreign keys on; WAL; wait on locks."""
-    connection.isolation_level = None
-    cursor = connection.cursor()
-    cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
-    cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute("PRAGMA synchronous=NORMAL")
-    cursor.close()
+    """Per connection: WAL, and commits synced at checkpoints."""
+    _pragmas(connection, "journal_mode=WAL", "synchronous=NORMAL")
 
 
 def _begin_sqlite(connection: Any) -> None:

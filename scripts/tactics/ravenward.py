@@ -44,7 +44,6 @@ those states, labelled as such. The same seed and count write the same file.
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import sys
 import time
@@ -54,6 +53,7 @@ from typing import Any
 from harness.games import Action, Rules, State, load as load_game
 from harness.games.openings import load_suite
 from harness.games.ravenward import make_state
+from harness.testing import write_suite_file
 
 FORMAT = "harness.tactics/1"
 SIDE_NAMES = ("king", "ravens")
@@ -239,15 +239,6 @@ def make_suite(seed: int, count: int, command: str, attempts: int = 400) -> dict
             "positions": positions}
 
 
-def write_suite(document: dict[str, Any], path: Path) -> None:
-    """The suite as JSON, one position a line, so a regenerated suite diffs line by line."""
-    head = {k: v for k, v in document.items() if k != "positions"}
-    lines = [json.dumps(position, separators=(",", ":")) for position in document["positions"]]
-    text = json.dumps(head, indent=1)[:-2] + ',\n "positions": [\n' + ",\n".join(lines) + "\n ]\n}\n"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=1, help="seed of the openings and random moves")
@@ -259,7 +250,7 @@ def main() -> int:
     command = f"scripts/tactics/ravenward.py --seed {args.seed} --count {args.count} --out {args.out.as_posix()}"
     started = time.perf_counter()
     document = make_suite(args.seed, args.count, command)
-    write_suite(document, args.out)
+    write_suite_file(document, args.out)
     kinds = {f"{kind} {SIDE_NAMES[side]} {plies}": sum(
         (p["kind"], p["side"], p["plies"]) == (kind, SIDE_NAMES[side], plies) for p in document["positions"])
         for kind, side, plies in BUCKETS}

@@ -46,7 +46,6 @@ The same seed and count write the same file. OpenSpiel's action names
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import sys
 import time
@@ -59,6 +58,7 @@ import pyspiel
 from harness.games import Rules, State, load as load_game
 from harness.games.openings import load_suite, position_key
 from harness.games.totality import SIDE_NAMES, cell_name
+from harness.testing import write_suite_file
 
 FORMAT = "harness.tactics/1"
 EMPTIES = range(4, 11)  # 11 empty cells cost the reference seconds a position, 12 a minute
@@ -267,15 +267,6 @@ def make_suite(seed: int, count: int, command: str, attempts: int = 200) -> dict
             "positions": positions}
 
 
-def write_suite(document: dict[str, Any], path: Path) -> None:
-    """The suite as JSON, one position a line, so a regenerated suite diffs line by line."""
-    head = {k: v for k, v in document.items() if k != "positions"}
-    lines = [json.dumps(position, separators=(",", ":")) for position in document["positions"]]
-    text = json.dumps(head, indent=1)[:-2] + ',\n "positions": [\n' + ",\n".join(lines) + "\n ]\n}\n"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=1, help="seed of the openings and random placements")
@@ -287,7 +278,7 @@ def main() -> int:
     command = f"scripts/tactics/totality.py --seed {args.seed} --count {args.count} --out {args.out.as_posix()}"
     started = time.perf_counter()
     document = make_suite(args.seed, args.count, command)
-    write_suite(document, args.out)
+    write_suite_file(document, args.out)
     kinds = {kind: sum(p["kind"] == kind for p in document["positions"]) for kind in KINDS}
     print(f"{len(document['positions'])} positions ({', '.join(f'{n} {k}' for k, n in kinds.items())}), "
           f"{time.perf_counter() - started:.0f}s; wrote {args.out}")
