@@ -12,6 +12,9 @@ from __future__ import annotations
 
 from harness.errors import InvalidInput
 
+# The kinds of named player, each its prefix (``tuned:<name>``, ``fitted:<name>``): from a study (harness tune)
+# or a fit (harness fit). The database stores the kind; the players package resolves the prefix.
+NAMED_KINDS = ("tuned", "fitted")
 VERDICTS = ("better", "no gain", "worse")
 UNCONFIRMED = "unconfirmed"  # how a player without a verdict is shown (stored as NULL)
 

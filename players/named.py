@@ -22,13 +22,13 @@ from typing import TYPE_CHECKING, Protocol
 
 from harness.console import note
 from harness.errors import SpecError
-from harness.verdicts import unconfirmed_note
+from harness.verdicts import NAMED_KINDS, unconfirmed_note
 from players import load as load_player
 
 if TYPE_CHECKING:
     from harness.db.records import NamedPlayerRecord
 
-NAMED_PREFIXES = ("tuned:", "fitted:")  # from a study (harness tune), from a fit (harness fit)
+NAMED_PREFIXES = tuple(f"{kind}:" for kind in NAMED_KINDS)  # tuned: from a study, fitted: from a fit
 
 
 class AliasStore(Protocol):

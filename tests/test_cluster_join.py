@@ -14,6 +14,7 @@ import time
 import pytest
 
 from harness.db import open_database
+from tests.waiting import wait_until
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
@@ -36,16 +37,16 @@ def head(tmp_path_factory):
     process = subprocess.Popen(
         [str(ROOT / "scripts" / "ray_head"), "--port", str(port), "--num-cpus", "2", "--block"],
         cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
+
+    def port_open() -> bool:
         try:
             socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
+            return True
         except OSError:
             assert process.poll() is None, "scripts/ray_head exited early"
-            time.sleep(0.5)
-    else:
-        pytest.fail("the Ray head did not open its port in time")
+            return False
+
+    wait_until(port_open, "the Ray head opens its port", timeout_s=120, interval_s=0.5)
     time.sleep(2)  # the head's raylet registers just after the GCS port opens
     yield f"127.0.0.1:{port}"
     os.killpg(process.pid, signal.SIGTERM)

@@ -55,10 +55,9 @@ from harness.masking import mask_url_passwords
 from harness.results import MatchResult
 from harness.ratings import Ratings
 from harness.trust import guard_command
-from harness.verdicts import check_verdict
+from harness.verdicts import NAMED_KINDS, check_verdict
 
 DEFAULT_URL = "sqlite:///harness.db"
-NAMED_KINDS = ("tuned", "fitted")  # a named player's prefix: from a study (harness tune) or a fit (harness fit)
 LABEL_CHUNK = 500  # positions per query when reading labels (under every backend's bound on parameters)
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,199}$")
 SQLITE_BUSY_TIMEOUT_MS = 60_000

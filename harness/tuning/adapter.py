@@ -29,6 +29,7 @@ from optuna.storages import RDBStorage
 from optuna.trial import TrialState
 
 from harness.errors import DatabaseError, HarnessError, InvalidInput, StudyFileError
+from harness.files import is_running
 from harness.tuning.studyfile import StudyFile, WeightRange
 
 __all__ = ["Study", "Trial", "BestTrial", "TrialTaken", "open_study", "load_study", "study_names",
@@ -307,13 +308,7 @@ def _gone(driver: str) -> bool:
         return False
     if int(pid) == os.getpid():
         return driver not in _DRIVING
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return True
-    except PermissionError:
-        return False
-    return False
+    return not is_running(int(pid))
 
 
 def _storage(url: str, read_only: bool = False) -> RDBStorage:

@@ -964,7 +964,9 @@ def _rollout(st: np.ndarray, seed: int) -> int:
 def static_value(rules: Rules, state: State, weights: np.ndarray) -> float:
     """The evaluation of an open position for the side to move, without search: what ``harness fit`` regresses.
 
-    The search's own leaf evaluation (the King's side's view, negated for the ravens).
+    The search's leaf evaluation before its clamp to +-``EVALUATION_BOUND`` (the King's side's view,
+    negated for the ravens): the fit needs the slope the clamp would flatten, and weights near the
+    defaults stay far inside the bound.
     """
     value = float(evaluate(to_array(state), np.ascontiguousarray(weights, dtype=np.float64)))
     return value if state.side == 0 else -value
