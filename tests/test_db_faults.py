@@ -31,7 +31,7 @@ import pytest
 from harness.cli import main
 from tests.requirements import unavailable
 
-TOURNAMENT_GAMES = 30
+TOURNAMENT_GAMES = 300
 STUDY = """
 name = "faults"
 game = "totality:easy"
